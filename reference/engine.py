@@ -1,0 +1,358 @@
+"""A tiny tensor autograd engine: micrograd grown to NumPy arrays.
+
+Every op follows one template. Compute ``out``; define a nested ``_backward`` that *adds* the
+vector-Jacobian product (the gradient of the loss with respect to each input, given
+``out.grad``) into each parent's ``.grad``; attach it; return ``out``. ``backward()`` then runs
+those closures once each, in reverse topological order.
+
+Derived ops (``-``, ``/``, the reflected operators) are one-liners over the primitives, so
+their gradients come for free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Axis = int | tuple[int, ...] | None
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``grad`` down to ``shape``: the inverse of NumPy broadcasting.
+
+    Broadcasting did two things to an input of ``shape``: it prepended leading axes, and it
+    stretched axes of size 1. An input copied along an axis receives the sum of the gradients
+    of all its copies, so both are undone by summing. The result has exactly ``shape``.
+    """
+    grad = np.asarray(grad, dtype=np.float64)
+    # Leading axes that broadcasting prepended: (2, 3, 4) -> (3, 4).
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    # Axes of size 1 that broadcasting stretched: (3, 4) -> (1, 4).
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    return grad.reshape(shape)
+
+
+def _reduced_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """The non-negative axes that ``sum(axis=...)`` reduces over (None: all of them)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return tuple(sorted(a % ndim for a in axes))
+
+
+class Tensor:
+    """An n-dimensional float64 array that remembers how it was computed."""
+
+    # NOTE: without this, `ndarray * tensor` makes NumPy loop over the Tensor element by
+    # element instead of handing the whole operation to Tensor.__rmul__.
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        _children: Sequence[Tensor] = (),
+        _op: str = "",
+    ) -> None:
+        """Wrap ``data`` as a float64 array with a zero gradient of the same shape.
+
+        ``_children`` are the tensors this one was computed from, ``_op`` a label for the op,
+        and ``_backward`` the closure that pushes ``self.grad`` into the children's ``.grad``
+        (a leaf's does nothing).
+        """
+        # A copy: the caller may change its array afterwards; our graph must not change with it.
+        self.data = np.array(data, dtype=np.float64)
+        self.grad = np.zeros_like(self.data)
+        self.requires_grad = requires_grad
+        self._prev = tuple(_children)
+        self._op = _op
+        self._backward = lambda: None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    def zero_grad(self) -> None:
+        self.grad = np.zeros_like(self.data)
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={self.shape}, op={self._op or 'leaf'!r}, data={self.data!r})"
+
+    # ---------------------------------------------------------------- binary ops (broadcasting)
+
+    def __add__(self, other: Any) -> Tensor:
+        """``self + other`` with NumPy broadcasting."""
+        other = _as_tensor(other)
+        out = Tensor(self.data + other.data, _children=(self, other), _op="+")
+
+        def _backward() -> None:
+            # NOTE: out.grad has the broadcast shape; each input gets it summed to its own shape.
+            self.grad += unbroadcast(out.grad, self.shape)
+            other.grad += unbroadcast(out.grad, other.shape)
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other: Any) -> Tensor:
+        """``self * other`` (elementwise) with NumPy broadcasting."""
+        other = _as_tensor(other)
+        out = Tensor(self.data * other.data, _children=(self, other), _op="*")
+
+        def _backward() -> None:
+            # Each input's gradient is scaled by the *other* input: d(xy)/dx = y.
+            self.grad += unbroadcast(out.grad * other.data, self.shape)
+            other.grad += unbroadcast(out.grad * self.data, other.shape)
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, exponent: float) -> Tensor:
+        """``self ** exponent`` for a Python number ``exponent``."""
+        if not isinstance(exponent, (int, float)):
+            raise TypeError(f"only a Python number exponent is supported, got {type(exponent).__name__}")
+        out = Tensor(self.data**exponent, _children=(self,), _op=f"**{exponent}")
+
+        def _backward() -> None:
+            # NOTE: the power is (exponent - 1), taken of the *input*; out.data ** ... is a classic slip.
+            self.grad += exponent * self.data ** (exponent - 1) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __matmul__(self, other: Any) -> Tensor:
+        """``self @ other``: matrix product over the last two axes, batched over the leading ones."""
+        other = _as_tensor(other)
+        out = Tensor(self.data @ other.data, _children=(self, other), _op="@")  # (..., n, p)
+
+        def _backward() -> None:
+            # (..., n, p) @ (..., p, m) -> (..., n, m); (..., m, n) @ (..., n, p) -> (..., m, p)
+            grad_self = out.grad @ np.swapaxes(other.data, -1, -2)
+            grad_other = np.swapaxes(self.data, -1, -2) @ out.grad
+            # NOTE: a weight shared by every batch element gets the sum over the batch:
+            # the batch axes were broadcast, so unbroadcast them.
+            self.grad += unbroadcast(grad_self, self.shape)
+            other.grad += unbroadcast(grad_other, other.shape)
+
+        out._backward = _backward
+        return out
+
+    # ---------------------------------------------------------------- derived and reflected ops
+
+    def __neg__(self) -> Tensor:
+        return self * -1.0
+
+    def __sub__(self, other: Any) -> Tensor:
+        return self + (-_as_tensor(other))
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return self * _as_tensor(other) ** -1.0
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _as_tensor(other) + self
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _as_tensor(other) - self
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _as_tensor(other) * self
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _as_tensor(other) / self
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _as_tensor(other) @ self
+
+    # ---------------------------------------------------------------- reductions
+
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """Sum over ``axis`` (an int, a tuple of ints, or None for all axes)."""
+        out = Tensor(self.data.sum(axis=axis, keepdims=keepdims), _children=(self,), _op="sum")
+
+        def _backward() -> None:
+            # Every summed element gets out.grad: put the reduced axes back as size 1, then
+            # broadcast. NOTE: without keepdims the reduced axes are gone, and broadcasting
+            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.
+            grad = out.grad if keepdims else np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))
+            self.grad += np.broadcast_to(grad, self.shape)
+
+        out._backward = _backward
+        return out
+
+    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """Mean over ``axis`` (an int, a tuple of ints, or None for all axes)."""
+        out = Tensor(self.data.mean(axis=axis, keepdims=keepdims), _children=(self,), _op="mean")
+        # NOTE: n counts the elements reduced into each output, not all the elements.
+        n = self.data.size // max(out.data.size, 1)
+
+        def _backward() -> None:
+            grad = out.grad if keepdims else np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))
+            self.grad += np.broadcast_to(grad, self.shape) / n
+
+        out._backward = _backward
+        return out
+
+    # ---------------------------------------------------------------- elementwise functions
+
+    def exp(self) -> Tensor:
+        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")
+
+        def _backward() -> None:
+            self.grad += out.data * out.grad  # d exp(x) = exp(x): reuse the forward result
+
+        out._backward = _backward
+        return out
+
+    def log(self) -> Tensor:
+        out = Tensor(np.log(self.data), _children=(self,), _op="log")
+
+        def _backward() -> None:
+            self.grad += out.grad / self.data
+
+        out._backward = _backward
+        return out
+
+    def relu(self) -> Tensor:
+        out = Tensor(np.maximum(self.data, 0.0), _children=(self,), _op="relu")
+
+        def _backward() -> None:
+            # NOTE: strictly greater: at exactly 0 the gradient is 0, as in torch.
+            self.grad += (self.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def sigmoid(self) -> Tensor:
+        # NOTE: 1 / (1 + exp(-x)) overflows for x << 0; exp(-logaddexp(0, -x)) never does.
+        out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")
+
+        def _backward() -> None:
+            self.grad += out.data * (1.0 - out.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def tanh(self) -> Tensor:
+        out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")
+
+        def _backward() -> None:
+            self.grad += (1.0 - out.data**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    # ---------------------------------------------------------------- softmax and shapes
+
+    def log_softmax(self, axis: int = -1) -> Tensor:
+        """``log(softmax(x))`` along ``axis``, computed without overflow."""
+        # NOTE: subtract the max first. exp(1000) overflows to inf; the shift cancels out exactly.
+        shifted = self.data - self.data.max(axis=axis, keepdims=True)
+        logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        out = Tensor(logp, _children=(self,), _op="log_softmax")
+
+        def _backward() -> None:
+            # d logp_i / dx_j = [i == j] - softmax_j, so the VJP is g - softmax * sum(g).
+            softmax = np.exp(out.data)
+            self.grad += out.grad - softmax * out.grad.sum(axis=axis, keepdims=True)
+
+        out._backward = _backward
+        return out
+
+    def softmax(self, axis: int = -1) -> Tensor:
+        """``exp(x) / sum(exp(x))`` along ``axis``, computed without overflow."""
+        e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))  # NOTE: shifted, as above
+        out = Tensor(e / e.sum(axis=axis, keepdims=True), _children=(self,), _op="softmax")
+
+        def _backward() -> None:
+            # d s_i / dx_j = s_i ([i == j] - s_j), so the VJP is s * (g - sum(g * s)).
+            s = out.data
+            self.grad += s * (out.grad - (out.grad * s).sum(axis=axis, keepdims=True))
+
+        out._backward = _backward
+        return out
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """``reshape(2, 3)`` or ``reshape((2, 3))``; one axis may be -1."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        out = Tensor(self.data.reshape(shape), _children=(self,), _op="reshape")
+
+        def _backward() -> None:
+            self.grad += out.grad.reshape(self.shape)
+
+        out._backward = _backward
+        return out
+
+    def transpose(self, *axes: Any) -> Tensor:
+        """Permute the axes (``transpose(2, 0, 1)``); with no axes, reverse them all."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        ndim = self.data.ndim
+        perm = tuple(a % ndim for a in axes) if axes else tuple(reversed(range(ndim)))
+        out = Tensor(self.data.transpose(perm), _children=(self,), _op="transpose")
+
+        def _backward() -> None:
+            # NOTE: undo the permutation with its inverse (argsort), not by applying it again:
+            # a swap is its own inverse, a 3-cycle is not.
+            self.grad += out.grad.transpose(np.argsort(perm))
+
+        out._backward = _backward
+        return out
+
+    @property
+    def T(self) -> Tensor:
+        return self.transpose()
+
+    # ---------------------------------------------------------------- backpropagation
+
+    def backward(self) -> None:
+        """Fill ``.grad`` of every tensor this one depends on, with d(self)/d(tensor)."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"backward() needs a root with one element, got shape {self.shape}: reduce it first, e.g. .sum()"
+            )
+        self.grad = np.ones_like(self.data)
+        # NOTE: a node's closure may run only once all of its consumers have added into its
+        # .grad, hence the order; and only once, or its parents would be counted twice.
+        for node in reversed(_topological_order(self)):
+            node._backward()
+
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _topological_order(root: Tensor) -> list[Tensor]:
+    """Every tensor ``root`` depends on, once each, each after all of its inputs; ``root`` last.
+
+    micrograd's recursive depth-first search, with an explicit stack so that a chain of
+    10,000 ops does not hit Python's recursion limit.
+    """
+    order: list[Tensor] = []
+    visited = {id(root)}
+    stack = [(root, iter(root._prev))]
+    while stack:
+        node, inputs = stack[-1]
+        for child in inputs:
+            if id(child) not in visited:
+                visited.add(id(child))
+                stack.append((child, iter(child._prev)))
+                break
+        else:  # all of node's inputs are placed: place node
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def cross_entropy(logits: Tensor, y: Any) -> Tensor:
+    """Mean softmax cross-entropy of ``(N, K)`` logits and ``(N,)`` integer labels ``y``."""
+    n, k = logits.shape
+    labels = np.asarray(y.data if isinstance(y, Tensor) else y).astype(np.int64)
+    one_hot = np.zeros((n, k))
+    one_hot[np.arange(n), labels] = 1.0
+    # NOTE: log_softmax, not log(softmax(...)): softmax underflows to 0 at large logits, log(0) = -inf.
+    return -(logits.log_softmax(axis=-1) * one_hot).sum() / n
