@@ -1,0 +1,101 @@
+"""The drill catalog: the targets of SPEC §1, loaded from ``catalog.toml`` into frozen dataclasses."""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+CATALOG_FILE = Path(__file__).with_name("catalog.toml")
+
+
+def parse_time(text: str) -> int:
+    """``"5:00"`` -> 300 seconds."""
+    minutes, _, seconds = text.partition(":")
+    if not (minutes.isdigit() and seconds.isdigit() and len(seconds) == 2 and int(seconds) < 60):
+        raise ValueError(f"a target time is written m:ss, got {text!r}")
+    return int(minutes) * 60 + int(seconds)
+
+
+def format_time(seconds: float) -> str:
+    """300 -> ``"5:00"``; negative durations get a minus sign."""
+    sign = "-" if seconds < 0 else ""
+    whole = int(round(abs(seconds)))
+    return f"{sign}{whole // 60}:{whole % 60:02d}"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One drill: a group of engine symbols re-implemented from memory against a target time."""
+
+    id: str
+    """What users type: ``drill start <id>``."""
+    marker: str
+    """The pytest marker of its oracle tests in ``grader/``."""
+    symbols: tuple[str, ...]
+    """Blanked in its stub: ``name`` or ``Class.method`` of ``reference/engine.py``."""
+    target_time: int
+    """Seconds a practised user needs."""
+    needs: tuple[str, ...]
+    """Ids of the targets whose symbols this target's code calls."""
+    summary: str
+    """One line for ``drill list``."""
+    hints: tuple[str, ...]
+    """Progressive hints, one more per ``drill hint``."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    targets: tuple[Target, ...]
+    """The core targets, in dependency order."""
+    full_time: int
+    """Target time of the ``full`` drill, which blanks every target at once."""
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.targets)
+
+    def get(self, target_id: str) -> Target:
+        """The target with this id; a KeyError that suggests the closest id otherwise."""
+        for target in self.targets:
+            if target.id == target_id:
+                return target
+        raise UnknownTarget(target_id, self.ids)
+
+    def by_marker(self, marker: str) -> Target:
+        return next(t for t in self.targets if t.marker == marker)
+
+    def owner(self, symbol: str) -> Target | None:
+        """The target whose stub blanks ``symbol`` (``"Tensor.__add__"``), if any."""
+        return next((t for t in self.targets if symbol in t.symbols), None)
+
+
+class UnknownTarget(KeyError):
+    def __init__(self, target_id: str, known: tuple[str, ...]) -> None:
+        close = difflib.get_close_matches(target_id, known, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        self.message = f"unknown target {target_id!r}.{hint} Targets: {', '.join(known)}."
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@cache
+def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    targets = tuple(
+        Target(
+            id=t["id"],
+            marker=t["marker"],
+            symbols=tuple(t["symbols"]),
+            target_time=parse_time(t["target_time"]),
+            needs=tuple(t["needs"]),
+            summary=t["summary"],
+            hints=tuple(t["hints"]),
+        )
+        for t in raw["target"]
+    )
+    return Catalog(targets=targets, full_time=parse_time(raw["full"]["target_time"]))

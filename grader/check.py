@@ -1,0 +1,285 @@
+"""The one oracle helper and its failure messages.
+
+A check runs the user's code, asks the oracle the same question, and fails with a message that
+names the symbol, the case, and what differs (shapes, or the largest error and where), plus a
+hint for the classic mistakes. Exceptions raised in the user's code are reported at the user's
+line, with the symbol they came from; when that symbol belongs to another target, we say so.
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any
+
+import numpy as np
+
+from drills.catalog import Catalog, Target
+from grader.oracle import Answer, OracleView
+
+ATOL = 1e-9
+RTOL = 1e-7
+
+
+class GradeFailure(AssertionError):
+    """A verdict on the user's code, with a message written for the user."""
+
+
+# ------------------------------------------------------------------------------ comparison
+
+
+def _fmt_index(index: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def compare(name: str, ours: Any, expected: np.ndarray) -> str | None:
+    """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line."""
+    try:
+        ours_arr = np.asarray(ours, dtype=np.float64)
+    except (TypeError, ValueError):
+        return f"{name} is {type(ours).__name__}, not a numeric array"
+    if ours_arr.shape != expected.shape:
+        return f"{name} has shape {ours_arr.shape}, torch's has shape {expected.shape}"
+    ok = np.isclose(ours_arr, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+    if ok.all():
+        return None
+    bad_finite = ~np.isfinite(ours_arr) & np.isfinite(expected)
+    if bad_finite.any():
+        index = tuple(np.argwhere(bad_finite)[0])
+        where = _fmt_index(index) if index else ""
+        return (
+            f"{name}{where} is {ours_arr[index]} where torch's is {_fmt(expected[index])}"
+            f" ({int(bad_finite.sum())} of {expected.size} elements are inf or nan)"
+        )
+    err = np.where(ok, 0.0, np.abs(ours_arr - expected))
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
+    where = f" at {_fmt_index(index)}" if index else ""
+    return (
+        f"{name} differs from torch's by up to {err[index]:.3g}{where}"
+        f" (ours {_fmt(ours_arr[index])}, torch {_fmt(expected[index])});"
+        f" {int((~ok).sum())} of {expected.size} elements differ"
+    )
+
+
+def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None) -> str | None:
+    """A hint for the classic mistakes that show in the numbers themselves."""
+    try:
+        ours = np.asarray(ours, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if ours.shape != expected.shape:
+        if out_shape is not None and ours.shape == out_shape:
+            return (
+                f"{name} has the shape of the op's output {out_shape}: sum it back to the input's shape"
+                f" {expected.shape} with unbroadcast (broadcasting prepended or stretched axes)"
+            )
+        if ours.ndim > expected.ndim:
+            return "leading axes that broadcasting prepended were not summed away"
+        if ours.ndim == expected.ndim:
+            stretched = [i for i, n in enumerate(expected.shape) if n == 1 and ours.shape[i] != 1]
+            if stretched:
+                return f"axes {stretched} have size 1 in the target shape: sum them with keepdims=True"
+        if ours.shape == expected.shape[::-1]:
+            return "the shape is reversed: is a transpose (or swapaxes) missing or applied twice?"
+        return None
+    if not np.isfinite(ours).all() and np.isfinite(expected).all():
+        return "inf or nan where torch is finite: an overflow? subtract the max before exp"
+    scale = np.abs(expected).max(initial=0.0)
+    if scale == 0.0:
+        return None
+    if np.abs(ours).max(initial=0.0) == 0.0:
+        return (
+            f"no gradient reached {name}: is the closure attached (out._backward = _backward),"
+            " and does it add into the parent's .grad?"
+        )
+    for factor, text in (
+        (2.0, "twice torch's: a contribution is added twice, or a node's _backward runs twice"),
+        (0.5, "half of torch's: a tensor used twice must collect both contributions (+=, not =)"),
+        (-1.0, "the sign is flipped"),
+    ):
+        if np.allclose(ours, factor * expected, rtol=1e-6, atol=1e-9):
+            return text
+    nonzero = np.abs(expected) > 1e-12
+    if nonzero.any():
+        ratio = ours[nonzero] / expected[nonzero]
+        if np.allclose(ratio, ratio.flat[0], rtol=1e-6) and abs(ratio.flat[0] - 1) > 1e-6:
+            return f"off by a constant factor of {ratio.flat[0]:.6g}: a count (n, N, K) in the wrong place?"
+    return None
+
+
+# ------------------------------------------------------------------------------ attribution
+
+
+@dataclass
+class Blame:
+    """Maps the user's code back to catalog symbols, for messages that name the culprit."""
+
+    impl_path: Path
+    catalog: Catalog
+    target: Target | None = None
+    """The target of the test being run."""
+
+    def symbol_of(self, qualname: str) -> str:
+        # "Tensor.__mul__.<locals>._backward" -> "Tensor.__mul__"
+        return qualname.split(".<locals>")[0]
+
+    def user_frames(self, tb: TracebackType | None) -> list[tuple[str, int, str]]:
+        frames = []
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if Path(code.co_filename).resolve() == self.impl_path:
+                frames.append((code.co_qualname, tb.tb_lineno, code.co_filename))
+            tb = tb.tb_next
+        return frames
+
+    def describe(self, exc: BaseException, symbol: str) -> str:
+        frames = self.user_frames(exc.__traceback__)
+        culprit = self.symbol_of(frames[-1][0]) if frames else symbol
+        owner = self.catalog.owner(culprit)
+        elsewhere = owner is not None and self.target is not None and owner.id != self.target.id
+        in_target = f" (target {owner.id})" if elsewhere and owner else ""
+        if isinstance(exc, NotImplementedError):
+            if culprit == symbol or not frames:
+                text = f"{symbol} is not written yet (it raises NotImplementedError)"
+            else:
+                text = f"this needs {culprit}{in_target}, which is not written yet"
+        else:
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            if len(detail) > 300:
+                detail = detail[:300] + "..."
+            kind = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+            where = f" in {culprit}{in_target}" if culprit != symbol or elsewhere else ""
+            text = f"raised {kind}{where}"
+            if elsewhere:
+                text += f"; fix {culprit} first"
+            if isinstance(exc, RecursionError):
+                text += " (recursion too deep: use an explicit stack instead of recursion)"
+        lines = [text]
+        for qualname, lineno, filename in frames[-3:] if not isinstance(exc, RecursionError) else frames[-1:]:
+            source = linecache.getline(filename, lineno).strip()
+            lines.append(f"  {Path(filename).name}:{lineno} in {qualname}: {source}")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ the per-test helper
+
+
+@dataclass
+class Grading:
+    """What one test needs: the engine under test, the oracle, and the case's name for messages."""
+
+    impl: ModuleType
+    oracle: OracleView
+    blame: Blame
+    case: str
+    rng: np.random.Generator
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def Tensor(self) -> Any:  # noqa: N802 - the engine's class, under its own name
+        return self.impl.Tensor
+
+    def fail(self, symbol: str, text: str, hint: str | None = None) -> GradeFailure:
+        message = f"{symbol} [{self.case}]: {text}"
+        if hint:
+            message += f"\n  hint: {hint}"
+        return GradeFailure(message)
+
+    @contextmanager
+    def running(self, symbol: str, hint: str | None = None) -> Iterator[None]:
+        """Run the user's code; an exception becomes a verdict naming the symbol and the user's line."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except GradeFailure:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise self.fail(symbol, self.blame.describe(exc, symbol), hint) from None
+
+    def expect(
+        self,
+        symbol: str,
+        name: str,
+        ours: Any,
+        expected: np.ndarray,
+        hint: str | None = None,
+        out_shape: tuple[int, ...] | None = None,
+    ) -> None:
+        """Fail unless ``ours`` matches torch's ``expected``."""
+        __tracebackhide__ = True
+        problem = compare(name, ours, expected)
+        if problem is not None:
+            raise self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
+
+    def leaf(self, x: np.ndarray) -> Any:
+        with self.running("Tensor.__init__"):
+            return self.Tensor(np.array(x), requires_grad=True)
+
+    def vjp(
+        self,
+        symbol: str,
+        ours: Callable[..., Any],
+        inputs: Sequence[np.ndarray] | Sequence[tuple[int, ...]],
+        theirs: Callable[..., Any] | None = None,
+        hint: str | None = None,
+        names: str = "abcdefgh",
+    ) -> Answer:
+        """Check ``ours(*leaves)``'s value and every leaf's gradient against torch's ``theirs``.
+
+        ``inputs`` are arrays, or shapes to fill with standard normal values. The output is
+        seeded with a random cotangent and the graph is run by the grader's own backward pass,
+        so the verdict depends on the op's closures, not on the user's ``backward``.
+        """
+        __tracebackhide__ = True
+        arrays = [self.rng.standard_normal(x) if isinstance(x, tuple) else np.asarray(x) for x in inputs]
+        answer = self.oracle.vjp(theirs or ours, arrays, cotangent=self.rng.standard_normal)
+        leaves = [self.leaf(x) for x in arrays]
+        with self.running(symbol, hint):
+            out = ours(*leaves)
+        self.check_tensor(symbol, out)
+        self.expect(symbol, "the value", out.data, answer.out, hint)
+        self.run_backward(symbol, out, answer.cotangent, hint)
+        for name, leaf, grad in zip(names, leaves, answer.grads, strict=False):
+            self.expect(symbol, f"{name}.grad", leaf.grad, grad, hint, out_shape=answer.out.shape)
+        return answer
+
+    def check_tensor(self, symbol: str, out: Any) -> None:
+        __tracebackhide__ = True
+        if not isinstance(out, self.Tensor):
+            raise self.fail(symbol, f"returned {type(out).__name__}, not a Tensor")
+
+    def run_backward(self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None) -> None:
+        """The grader's own backward pass over ``_prev``: seed ``out.grad``, run each ``_backward`` once."""
+        __tracebackhide__ = True
+        out.grad = np.array(cotangent, dtype=np.float64)
+        order: list[Any] = []
+        seen = {id(out)}
+        stack = [(out, iter(tuple(out._prev)))]
+        while stack:
+            node, inputs = stack[-1]
+            for child in inputs:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(tuple(child._prev))))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+        with self.running(symbol, hint):
+            for node in reversed(order):
+                node._backward()
+
+
+def torch_const(c: Any) -> Any:
+    """A constant on the torch side (imported only when torch is asked, never on replay)."""
+    import torch
+
+    return torch.tensor(np.asarray(c, dtype=np.float64))

@@ -1,0 +1,186 @@
+"""Glue ops and random graphs: composite tests whose verdict depends on one target's code.
+
+Glue ops are built by the grader on the user's ``Tensor`` class (its constructor and nothing
+else) with closures of our own. They connect one target's ops into graphs with shared nodes
+and diamonds without calling the user's other targets. A random graph is a program, a list of
+steps, run three ways: in NumPy while it is generated (to know shapes), on the user's engine,
+and on torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader.check import Grading
+
+
+def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The grader's own unbroadcast, for glue closures."""
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape) if axes else grad.reshape(shape)
+
+
+class Glue:
+    """Ops made by the grader on the user's Tensor: of the user's code only ``Tensor.__init__`` runs."""
+
+    def __init__(self, grading: Grading) -> None:
+        self.grading = grading
+        self.calls: dict[int, int] = {}
+        """How many times each glue node's closure ran, by id."""
+
+    def node(self, data: np.ndarray, parents: Sequence[Any], vjps: Sequence[Callable[[np.ndarray], np.ndarray]]) -> Any:
+        with self.grading.running("Tensor.__init__"):
+            out = self.grading.Tensor(data, _children=tuple(parents), _op="glue")
+        self.calls[id(out)] = 0
+
+        def _backward() -> None:
+            self.calls[id(out)] += 1
+            for parent, vjp in zip(parents, vjps, strict=True):
+                parent.grad = parent.grad + sum_to(vjp(np.asarray(out.grad)), parent.data.shape)
+
+        out._backward = _backward
+        return out
+
+    def add(self, a: Any, b: Any) -> Any:
+        return self.node(a.data + b.data, (a, b), (lambda g: g, lambda g: g))
+
+    def mul(self, a: Any, b: Any) -> Any:
+        return self.node(a.data * b.data, (a, b), (lambda g: g * b.data, lambda g: g * a.data))
+
+    def sin(self, a: Any) -> Any:
+        return self.node(np.sin(a.data), (a,), (lambda g: g * np.cos(a.data),))
+
+    def pos(self, a: Any) -> Any:
+        """``a * a + 1``: positive, for log, division and fractional powers."""
+        return self.node(a.data * a.data + 1.0, (a,), (lambda g: 2.0 * a.data * g,))
+
+    def scale(self, a: Any, c: np.ndarray) -> Any:
+        return self.node(a.data * c, (a,), (lambda g: g * c,))
+
+    def total(self, a: Any) -> Any:
+        return self.node(a.data.sum(), (a,), (lambda g: np.broadcast_to(g, a.data.shape),))
+
+
+@dataclass(frozen=True)
+class Op:
+    """One kind of step, written for the three engines; ``param`` is fixed when the step is drawn."""
+
+    arity: int
+    ours: Callable[..., Any]
+    """``(glue, *tensors, param)`` on the user's engine."""
+    torch: Callable[..., Any]
+    """``(*tensors, param)`` on torch."""
+    numpy: Callable[..., np.ndarray]
+    """``(*arrays, param)``: the forward value, to track shapes while drawing."""
+    text: str
+    """How a step reads in a failure message: ``"{0} + {1}"``, with ``{p}`` for the param."""
+
+
+def _torch_const(c: np.ndarray) -> Any:
+    import torch
+
+    return torch.tensor(c)
+
+
+GLUE_OPS: dict[str, Op] = {
+    "g+": Op(2, lambda G, a, b, p: G.add(a, b), lambda a, b, p: a + b, lambda a, b, p: a + b, "glue_add({0}, {1})"),
+    "g*": Op(2, lambda G, a, b, p: G.mul(a, b), lambda a, b, p: a * b, lambda a, b, p: a * b, "glue_mul({0}, {1})"),
+    "gsin": Op(1, lambda G, a, p: G.sin(a), lambda a, p: a.sin(), lambda a, p: np.sin(a), "glue_sin({0})"),
+    "gpos": Op(1, lambda G, a, p: G.pos(a), lambda a, p: a * a + 1.0, lambda a, p: a * a + 1.0, "glue({0}**2 + 1)"),
+    "gscale": Op(
+        1, lambda G, a, p: G.scale(a, p), lambda a, p: a * _torch_const(p), lambda a, p: a * p, "glue_scale({0})"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str
+    args: tuple[int, ...]
+    param: Any = None
+
+
+@dataclass(frozen=True)
+class Program:
+    """Leaves, then steps that each read earlier nodes; the root is the glue sum of the unread nodes."""
+
+    leaves: tuple[np.ndarray, ...]
+    steps: tuple[Step, ...]
+    ops: dict[str, Op]
+
+    def describe(self) -> str:
+        names = [f"x{i}{leaf.shape}" for i, leaf in enumerate(self.leaves)]
+        text = []
+        for i, step in enumerate(self.steps):
+            line = self.ops[step.op].text.format(*[names[a].split("(")[0] for a in step.args], p=step.param)
+            text.append(f"t{i} = {line}")
+            names.append(f"t{i}")
+        return f"leaves {', '.join(names[: len(self.leaves)])}; " + "; ".join(text)
+
+    def sinks(self) -> list[int]:
+        used = {a for step in self.steps for a in step.args}
+        first = len(self.leaves)
+        return [i for i in range(first, first + len(self.steps)) if i not in used]
+
+    def run_ours(self, glue: Glue, leaves: Sequence[Any]) -> Any:
+        nodes = list(leaves)
+        for step in self.steps:
+            nodes.append(self.ops[step.op].ours(glue, *[nodes[a] for a in step.args], step.param))
+        root = glue.total(nodes[self.sinks()[0]])
+        for i in self.sinks()[1:]:
+            root = glue.add(root, glue.total(nodes[i]))
+        return root
+
+    def run_torch(self, *leaves: Any) -> Any:
+        nodes = list(leaves)
+        for step in self.steps:
+            nodes.append(self.ops[step.op].torch(*[nodes[a] for a in step.args], step.param))
+        return sum(nodes[i].sum() for i in self.sinks())
+
+
+Draw = Callable[[np.random.Generator, list[np.ndarray]], Step | None]
+
+
+def random_program(
+    rng: np.random.Generator, leaf_shapes: Sequence[tuple[int, ...]], ops: dict[str, Op], draw: Draw, n_steps: int
+) -> Program:
+    """Draw ``n_steps`` steps; ``draw`` sees the NumPy values so far and may decline (None) to redraw."""
+    leaves = tuple(rng.standard_normal(s) for s in leaf_shapes)
+    values = list(leaves)
+    steps: list[Step] = []
+    all_ops = {**GLUE_OPS, **ops}
+    while len(steps) < n_steps:
+        step = draw(rng, values)
+        if step is None:
+            continue
+        value = all_ops[step.op].numpy(*[values[a] for a in step.args], step.param)
+        if not np.isfinite(value).all() or np.abs(value).max(initial=0.0) > 1e6:
+            continue  # keep values in a range where float64 comparisons are meaningful
+        steps.append(step)
+        values.append(value)
+    return Program(leaves=leaves, steps=tuple(steps), ops=all_ops)
+
+
+def pick(rng: np.random.Generator, n: int) -> int:
+    """An earlier node, recent ones more likely, so that chains form and nodes get shared."""
+    weights = np.arange(1, n + 1, dtype=float) ** 2
+    return int(rng.choice(n, p=weights / weights.sum()))
+
+
+def check_program(grade: Grading, program: Program, what: str) -> None:
+    """The user's ops in a random graph, run by the grader's backward pass, against torch."""
+    hint = f"graph: {program.describe()}"
+    answer = grade.oracle.vjp(program.run_torch, program.leaves)
+    glue = Glue(grade)
+    leaves = [grade.leaf(x) for x in program.leaves]
+    with grade.running(what, hint):
+        root = program.run_ours(glue, leaves)
+    grade.run_backward(what, root, answer.cotangent, hint)
+    for i, (leaf, grad) in enumerate(zip(leaves, answer.grads, strict=True)):
+        grade.expect(what, f"x{i}.grad", leaf.grad, grad, hint)

@@ -1,0 +1,84 @@
+"""Regenerate the recorded oracle from live torch, or check it against live torch.
+
+python -m grader.record           # rewrite grader/recorded/oracle.npz (needs torch)
+python -m grader.record --check   # fail if the recording differs from what torch answers now
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from grader.oracle import RECORDING
+
+GRADER = Path(__file__).resolve().parent
+
+
+def record(path: Path) -> int:
+    """Run the whole suite on the reference with the recording oracle; pytest's exit status."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(GRADER),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--oracle",
+        "record",
+        "--oracle-file",
+        str(path),
+    ]
+    return subprocess.run(command, cwd=GRADER.parent).returncode
+
+
+def differences(recorded: Path, fresh: Path) -> list[str]:
+    with np.load(recorded, allow_pickle=False) as old, np.load(fresh, allow_pickle=False) as new:
+        problems = [f"missing from the recording: {k}" for k in sorted(set(new.files) - set(old.files))]
+        problems += [f"no longer asked: {k}" for k in sorted(set(old.files) - set(new.files))]
+        for key in sorted(set(old.files) & set(new.files)):
+            a, b = old[key], new[key]
+            if a.dtype.kind == "U":
+                same = a.shape == b.shape and bool((a == b).all())
+            else:
+                same = a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=1e-14, equal_nan=True)
+            if not same:
+                problems.append(f"differs from live torch: {key}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.record", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare the recording with live torch; write nothing")
+    parser.add_argument("--file", type=Path, default=RECORDING, help="the recording (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if not args.check:
+        status = record(args.file)
+        print(f"recorded {args.file}" if status == 0 else f"recording failed (pytest exit {status})")
+        return status
+    if not args.file.exists():
+        print(f"no recording at {args.file}: run python -m grader.record")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "fresh.npz"
+        status = record(fresh)
+        if status != 0:
+            print(f"the reference failed its own grader with live torch (pytest exit {status})")
+            return status
+        problems = differences(args.file, fresh)
+    for line in problems[:20]:
+        print(line)
+    if problems:
+        print(f"{len(problems)} difference(s): regenerate with python -m grader.record")
+        return 1
+    print(f"the recording {args.file} matches live torch")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

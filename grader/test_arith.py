@@ -1,0 +1,194 @@
+"""Tensor.__add__, __mul__, __pow__ and __matmul__: values and VJPs, with broadcasting.
+
+Each check runs the op's closures with the grader's own backward pass (check.Grading.vjp),
+so the verdict does not depend on the user's Tensor.backward.
+"""
+
+import numpy as np
+import pytest
+
+from grader.check import torch_const
+from grader.graphs import Op, Step, check_program, pick, random_program
+
+pytestmark = pytest.mark.arith
+
+BROADCAST = [
+    pytest.param((2, 3), (2, 3), id="same-shape"),
+    pytest.param((2, 3), (3,), id="prepended-right"),
+    pytest.param((3,), (2, 3), id="prepended-left"),
+    pytest.param((2, 3), (1, 3), id="stretched-row"),
+    pytest.param((2, 3), (2, 1), id="stretched-col"),
+    pytest.param((2, 1), (1, 3), id="outer"),
+    pytest.param((4, 2, 3), (2, 1), id="prepended-and-stretched"),
+    pytest.param((2, 3), (), id="0d-right"),
+    pytest.param((), (2, 3), id="0d-left"),
+    pytest.param((), (), id="0d-both"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), BROADCAST)
+def test_op_add(grade, a, b):
+    grade.vjp("Tensor.__add__", lambda x, y: x + y, [a, b])
+
+
+@pytest.mark.parametrize(("a", "b"), BROADCAST)
+def test_op_mul(grade, a, b):
+    grade.vjp("Tensor.__mul__", lambda x, y: x * y, [a, b])
+
+
+C = np.array([0.5, -1.5, 2.0])
+
+
+@pytest.mark.parametrize(
+    ("symbol", "ours", "theirs"),
+    [
+        pytest.param("Tensor.__add__", lambda x: x + 2.5, None, id="tensor-plus-number"),
+        pytest.param("Tensor.__add__", lambda x: 2.5 + x, None, id="number-plus-tensor"),
+        pytest.param("Tensor.__add__", lambda x: x + C, lambda x: x + torch_const(C), id="tensor-plus-ndarray"),
+        pytest.param("Tensor.__add__", lambda x: C + x, lambda x: torch_const(C) + x, id="ndarray-plus-tensor"),
+        pytest.param("Tensor.__mul__", lambda x: x * -3.0, None, id="tensor-times-number"),
+        pytest.param("Tensor.__mul__", lambda x: -3.0 * x, None, id="number-times-tensor"),
+        pytest.param("Tensor.__mul__", lambda x: x * C, lambda x: x * torch_const(C), id="tensor-times-ndarray"),
+        pytest.param("Tensor.__mul__", lambda x: C * x, lambda x: torch_const(C) * x, id="ndarray-times-tensor"),
+    ],
+)
+def test_op_add_mul_constants(grade, symbol, ours, theirs):
+    grade.vjp(symbol, ours, [(2, 3)], theirs=theirs)
+
+
+@pytest.mark.parametrize(
+    ("symbol", "ours", "theirs", "shapes"),
+    [
+        pytest.param("Tensor.__add__", lambda x, y: x - y, None, [(2, 3), (3,)], id="sub-broadcast"),
+        pytest.param("Tensor.__add__", lambda x: 1.0 - x, None, [(2, 3)], id="number-minus-tensor"),
+        pytest.param("Tensor.__add__", lambda x: C - x, lambda x: torch_const(C) - x, [(2, 3)], id="ndarray-minus"),
+        pytest.param("Tensor.__mul__", lambda x: -x, None, [(2, 3)], id="neg"),
+        pytest.param("Tensor.__mul__", lambda x, y: x * y * x, None, [(3,), (2, 3)], id="mul-chain-shared"),
+    ],
+)
+def test_op_derived(grade, symbol, ours, theirs, shapes):
+    grade.vjp(symbol, ours, shapes, theirs=theirs)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "ours", "theirs"),
+    [
+        pytest.param([(2, 3), (3,)], lambda x, y: x / (y * y + 1.0), None, id="div-broadcast"),
+        pytest.param([(2, 3)], lambda x: 2.0 / (x * x + 1.0), None, id="number-over-tensor"),
+        pytest.param([(2, 3)], lambda x: x / 4.0, None, id="tensor-over-number"),
+        pytest.param(
+            [(2, 3)], lambda x: C / (x * x + 1.0), lambda x: torch_const(C) / (x * x + 1.0), id="ndarray-over"
+        ),
+    ],
+)
+def test_op_div(grade, shapes, ours, theirs):
+    grade.vjp("Tensor.__pow__", ours, shapes, theirs=theirs)
+
+
+@pytest.mark.parametrize(
+    ("exponent", "positive"),
+    [
+        pytest.param(2, False, id="square"),
+        pytest.param(3, False, id="cube"),
+        pytest.param(1, False, id="one"),
+        pytest.param(0, False, id="zero"),
+        pytest.param(-1, False, id="reciprocal"),
+        pytest.param(0.5, True, id="sqrt"),
+        pytest.param(1.5, True, id="three-halves"),
+        pytest.param(-2.5, True, id="negative-fraction"),
+    ],
+)
+def test_op_pow(grade, exponent, positive):
+    x = grade.rng.standard_normal((2, 3))
+    x = np.abs(x) + 0.5 if positive else np.where(np.abs(x) < 0.2, 0.5, x)
+    grade.vjp("Tensor.__pow__", lambda t: t**exponent, [x])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        pytest.param((2, 3), (3, 4), id="2x3-3x4"),
+        pytest.param((4, 3), (3, 2), id="4x3-3x2"),
+        pytest.param((1, 5), (5, 1), id="row-col"),
+        pytest.param((3, 3), (3, 3), id="square"),
+    ],
+)
+def test_op_matmul(grade, a, b):
+    grade.vjp("Tensor.__matmul__", lambda x, y: x @ y, [a, b])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        pytest.param((5, 2, 3), (3, 4), id="shared-weight"),
+        pytest.param((2, 3), (5, 3, 4), id="shared-left"),
+        pytest.param((5, 2, 3), (5, 3, 4), id="same-batch"),
+        pytest.param((2, 1, 2, 3), (4, 3, 2), id="broadcast-batch-axes"),
+        pytest.param((1, 2, 3), (3, 3, 2), id="stretched-batch-axis"),
+        pytest.param((2, 3, 4, 5), (5, 2), id="two-batch-axes-shared"),
+    ],
+)
+def test_batched_matmul(grade, a, b):
+    grade.vjp("Tensor.__matmul__", lambda x, y: x @ y, [a, b])
+
+
+def test_op_matmul_ndarray_operand(grade):
+    w = np.arange(12.0).reshape(3, 4) / 10
+    grade.vjp("Tensor.__matmul__", lambda x: x @ w, [(2, 3)], theirs=lambda x: x @ torch_const(w))
+
+
+# ------------------------------------------------------------------------------ random graphs
+
+ARITH_OPS = {
+    "+": Op(2, lambda G, a, b, p: a + b, lambda a, b, p: a + b, lambda a, b, p: a + b, "{0} + {1}"),
+    "-": Op(2, lambda G, a, b, p: a - b, lambda a, b, p: a - b, lambda a, b, p: a - b, "{0} - {1}"),
+    "*": Op(2, lambda G, a, b, p: a * b, lambda a, b, p: a * b, lambda a, b, p: a * b, "{0} * {1}"),
+    "/": Op(
+        2,
+        lambda G, a, b, p: a / G.pos(b),
+        lambda a, b, p: a / (b * b + 1.0),
+        lambda a, b, p: a / (b * b + 1.0),
+        "{0} / glue({1}**2 + 1)",
+    ),
+    "**": Op(1, lambda G, a, p: a**p, lambda a, p: a**p, lambda a, p: a**p, "{0} ** {p}"),
+    "**pos": Op(
+        1,
+        lambda G, a, p: G.pos(a) ** p,
+        lambda a, p: (a * a + 1.0) ** p,
+        lambda a, p: (a * a + 1.0) ** p,
+        "glue({0}**2 + 1) ** {p}",
+    ),
+    "+c": Op(1, lambda G, a, p: p + a, lambda a, p: torch_const(p) + a, lambda a, p: p + a, "const + {0}"),
+    "*c": Op(1, lambda G, a, p: a * p, lambda a, p: a * torch_const(p), lambda a, p: a * p, "{0} * const"),
+    "@": Op(2, lambda G, a, b, p: a @ b, lambda a, b, p: a @ b, lambda a, b, p: a @ b, "{0} @ {1}"),
+}
+
+
+def _draw_arith(rng, values):
+    n = len(values)
+    op = ("+", "-", "*", "/", "**", "**pos", "+c", "*c", "@", "g+", "gsin")[int(rng.integers(11))]
+    a, b = pick(rng, n), pick(rng, n)
+    try:
+        shape = np.broadcast_shapes(values[a].shape, values[b].shape)
+    except ValueError:
+        return None
+    if op == "@":
+        w = 1  # leaf 1 is the (4, 4) weight, shared by every matmul
+        return Step(op, (a, w)) if values[a].ndim >= 2 and values[a].shape[-1] == 4 and a != w else None
+    if op in ("+", "-", "*", "/", "g+"):
+        return Step(op, (a, b)) if len(shape) <= 3 else None
+    if op == "**":
+        return Step(op, (a,), int(rng.choice([2, 3])))
+    if op == "**pos":
+        return Step(op, (a,), float(rng.choice([0.5, -1.0, 1.5])))
+    if op in ("+c", "*c"):
+        return Step(op, (a,), rng.uniform(0.5, 1.5, values[a].shape[-1:]))
+    return Step(op, (a,))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_arith_random_graph(grade, seed):
+    rng = np.random.default_rng(1000 + seed)
+    shapes = [(3, 4), (4, 4), (4,), (1, 4), (3, 1), ()][: int(rng.integers(2, 7))]
+    program = random_program(rng, shapes, ARITH_OPS, _draw_arith, int(rng.integers(3, 16)))
+    check_program(grade, program, "the arith ops")

@@ -1,0 +1,269 @@
+"""Tensor.__init__, Tensor.backward and _topological_order, on graphs of glue ops.
+
+Glue ops are the grader's own (graphs.Glue): these tests run none of the user's ops, so the
+verdict is about the graph machinery alone.
+"""
+
+import numpy as np
+import pytest
+
+from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
+
+pytestmark = pytest.mark.backward
+
+
+# ------------------------------------------------------------------------------ Tensor.__init__
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param([[1, 2, 3], [4, 5, 6]], id="int-list"),
+        pytest.param(np.arange(6, dtype=np.float32).reshape(3, 2), id="float32-array"),
+        pytest.param(2.5, id="python-float"),
+        pytest.param(np.float64(3.0), id="0d"),
+    ],
+)
+def test_init(grade, data):
+    expected = np.asarray(data, dtype=np.float64)
+    with grade.running("Tensor.__init__"):
+        t = grade.Tensor(data)
+    data_ok = isinstance(t.data, np.ndarray) and t.data.dtype == np.float64
+    if not data_ok:
+        raise grade.fail(
+            "Tensor.__init__",
+            f".data is {type(t.data).__name__} {getattr(t.data, 'dtype', '')}",
+            "store np.array(data, dtype=np.float64)",
+        )
+    grade.expect("Tensor.__init__", ".data", t.data, expected)
+    grade.expect("Tensor.__init__", ".grad", t.grad, np.zeros_like(expected), "start .grad at np.zeros_like(data)")
+    if t._prev != () or not callable(t._backward):
+        raise grade.fail("Tensor.__init__", "a leaf needs _prev == () and a callable _backward")
+    with grade.running("Tensor.__init__"):
+        t._backward()  # a leaf's does nothing
+    grade.expect("Tensor.__init__", ".grad after a leaf's _backward()", t.grad, np.zeros_like(expected))
+
+
+def test_init_children_and_op(grade):
+    with grade.running("Tensor.__init__"):
+        a, b = grade.Tensor([1.0]), grade.Tensor([2.0])
+        c = grade.Tensor([3.0], requires_grad=True, _children=[a, b], _op="+")
+    if not isinstance(c._prev, tuple) or len(c._prev) != 2 or c._prev[0] is not a or c._prev[1] is not b:
+        raise grade.fail(
+            "Tensor.__init__", f"_prev is {c._prev!r}, expected the tuple (a, b)", "_prev = tuple(_children)"
+        )
+    if c._op != "+":
+        raise grade.fail("Tensor.__init__", f"_op is {c._op!r}, expected '+'")
+
+
+# ------------------------------------------------------------------------------ _topological_order
+
+
+def _check_order(grade, root, expected_nodes):
+    with grade.running("_topological_order"):
+        order = list(grade.impl._topological_order(root))
+    ids = [id(n) for n in order]
+    if len(ids) != len(set(ids)):
+        raise grade.fail(
+            "_topological_order",
+            f"a node appears more than once ({len(ids)} entries, {len(set(ids))} distinct)",
+            "keep a visited set: a shared node is reached once per path",
+        )
+    returned = set(ids)
+    missing = [n for n in expected_nodes if id(n) not in returned]
+    if missing or len(ids) != len(expected_nodes):
+        raise grade.fail(
+            "_topological_order",
+            f"{len(order)} nodes returned, expected the {len(expected_nodes)} reachable from the root, leaves included",
+        )
+    position = {id(n): i for i, n in enumerate(order)}
+    for node in order:
+        for parent in node._prev:
+            if position[id(parent)] > position[id(node)]:
+                raise grade.fail(
+                    "_topological_order",
+                    "a node comes before one of its inputs",
+                    "append a node only after all of its inputs (post-order)",
+                )
+    if order[-1] is not root:
+        raise grade.fail("_topological_order", "the root is not last")
+
+
+def test_topological_order_diamond(grade):
+    glue = Glue(grade)
+    a = grade.leaf(np.ones(3))
+    b, c = glue.sin(a), glue.pos(a)
+    d = glue.mul(b, c)
+    root = glue.total(d)
+    _check_order(grade, root, [a, b, c, d, root])
+
+
+def test_topological_order_shared_and_unreachable(grade):
+    glue = Glue(grade)
+    x, y = grade.leaf(np.ones(2)), grade.leaf(np.ones(2))
+    s = glue.add(x, x)
+    t = glue.mul(s, y)
+    u = glue.add(t, s)
+    glue.sin(u)  # a consumer of u that the root does not depend on
+    root = glue.total(u)
+    _check_order(grade, root, [x, y, s, t, u, root])
+
+
+def test_topological_order_chain_10000(grade):
+    glue = Glue(grade)
+    nodes = [grade.leaf(np.ones(1))]
+    for _ in range(10_000):
+        nodes.append(glue.sin(nodes[-1]))
+    _check_order(grade, nodes[-1], nodes)
+
+
+# ------------------------------------------------------------------------------ Tensor.backward
+
+
+def _backward_check(grade, build, arrays, hint=None):
+    """Build a glue graph, call the user's root.backward(), compare every leaf's grad with torch's."""
+    answer = grade.oracle.vjp(lambda *xs: build(None, *xs), arrays)
+    glue = Glue(grade)
+    leaves = [grade.leaf(x) for x in arrays]
+    root = build(glue, *leaves)
+    with grade.running("Tensor.backward", hint):
+        root.backward()
+    for name, leaf, grad in zip("xyzw", leaves, answer.grads, strict=False):
+        grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad, hint)
+    runs = [n for n in glue.calls.values() if n != 1]
+    if runs:
+        raise grade.fail(
+            "Tensor.backward",
+            f"{len(runs)} of {len(glue.calls)} closures ran {max(runs)} times, not once",
+            "run each node's _backward exactly once, in reverse topological order",
+        )
+    return glue
+
+
+def _ops(glue):
+    """Glue ops for a graph builder: on the user's engine with a Glue, on torch with None."""
+    if glue is None:
+        return (lambda a, b: a + b), (lambda a, b: a * b), (lambda a: a.sin()), (lambda a: a.sum())
+    return glue.add, glue.mul, glue.sin, glue.total
+
+
+def test_twice_mul(grade):
+    def build(glue, x):
+        _, mul, _, total = _ops(glue)
+        return total(mul(x, x))
+
+    _backward_check(grade, build, [grade.rng.standard_normal(3)], "x*x: x.grad must collect both contributions")
+
+
+def test_twice_add(grade):
+    def build(glue, x):
+        add, _, _, total = _ops(glue)
+        return total(add(x, x))
+
+    _backward_check(grade, build, [grade.rng.standard_normal(3)], "x+x: x.grad must collect both contributions")
+
+
+def test_diamond(grade):
+    def build(glue, x):
+        add, mul, sin, total = _ops(glue)
+        a = sin(x)
+        b, c = mul(a, x), add(a, a)
+        return total(mul(b, c))
+
+    _backward_check(
+        grade,
+        build,
+        [grade.rng.standard_normal((2, 3))],
+        "a diamond: a node's closure may run only after all its consumers added into its .grad",
+    )
+
+
+def test_diamond_two_leaves(grade):
+    def build(glue, x, y):
+        add, mul, sin, total = _ops(glue)
+        s = add(x, y)
+        return add(total(mul(s, sin(s))), total(mul(s, y)))
+
+    _backward_check(grade, build, [grade.rng.standard_normal(4), grade.rng.standard_normal(4)])
+
+
+def test_chain_10000(grade):
+    def build(glue, x, y, z):
+        add, mul, _, total = _ops(glue)
+        t = x
+        for i in range(10_000):
+            t = add(t, y) if i % 2 == 0 else mul(t, z)
+        return total(t)
+
+    z = 1.0 + 1e-4 * grade.rng.standard_normal(3)
+    _backward_check(
+        grade,
+        build,
+        [grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3), z],
+        "10,000 ops deep: no recursion, an explicit stack",
+    )
+
+
+def test_backward_seeds_ones(grade):
+    glue = Glue(grade)
+    x = grade.leaf(grade.rng.standard_normal((2, 2)))
+    root = glue.total(x)
+    with grade.running("Tensor.backward"):
+        root.backward()
+    grade.expect(
+        "Tensor.backward",
+        "root.grad",
+        np.asarray(root.grad).reshape(()),
+        np.array(1.0),
+        "seed the root's grad with ones: d root / d root = 1",
+    )
+    grade.expect("Tensor.backward", "x.grad", x.grad, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("shape", [pytest.param((1,), id="shape-1"), pytest.param((1, 1), id="shape-1x1")])
+def test_backward_one_element_root(grade, shape):
+    x = grade.leaf(grade.rng.standard_normal(shape))
+    root = Glue(grade).sin(x)
+    with grade.running("Tensor.backward", "a root with one element of any shape is a valid root"):
+        root.backward()
+    grade.expect("Tensor.backward", "x.grad", x.grad, np.cos(x.data))
+
+
+def test_backward_rejects_non_scalar_root(grade):
+    x = grade.leaf(np.ones(3))
+    root = Glue(grade).sin(x)
+    try:
+        root.backward()
+    except Exception:
+        return
+    raise grade.fail(
+        "Tensor.backward",
+        "backward() on a root of shape (3,) returned without an error",
+        "raise an error unless the root has exactly one element (its gradient would be ambiguous)",
+    )
+
+
+def _draw_glue(rng, values):
+    n = len(values)
+    op = ("g+", "g*", "gsin", "gpos", "gscale")[int(rng.integers(5))]
+    if op in ("g+", "g*"):
+        return Step(op, (pick(rng, n), pick(rng, n)))
+    if op == "gscale":
+        a = pick(rng, n)
+        return Step(op, (a,), rng.uniform(0.5, 1.5, values[a].shape))
+    return Step(op, (pick(rng, n),))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_backward_random_graph(grade, seed):
+    rng = np.random.default_rng(seed)
+    program = random_program(rng, [(3,)] * int(rng.integers(1, 4)), GLUE_OPS, _draw_glue, int(rng.integers(3, 25)))
+    answer = grade.oracle.vjp(program.run_torch, program.leaves)
+    glue = Glue(grade)
+    leaves = [grade.leaf(x) for x in program.leaves]
+    root = program.run_ours(glue, leaves)
+    hint = f"graph: {program.describe()}"
+    with grade.running("Tensor.backward", hint):
+        root.backward()
+    for i, (leaf, grad) in enumerate(zip(leaves, answer.grads, strict=True)):
+        grade.expect("Tensor.backward", f"x{i}.grad", leaf.grad, grad, hint)

@@ -1,0 +1,78 @@
+"""cross_entropy(logits, y): the mean softmax cross-entropy, alone and at the end of a 2-layer MLP."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.cross_entropy
+
+
+def _ce(logits, y):
+    import torch.nn.functional as F  # noqa: N812
+
+    return F.cross_entropy(logits, y)
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "scale"),
+    [
+        pytest.param(4, 3, 1.0, id="4x3"),
+        pytest.param(3, 5, 1.0, id="3x5"),
+        pytest.param(1, 4, 1.0, id="batch-of-1"),
+        pytest.param(6, 2, 1.0, id="two-classes"),
+        pytest.param(4, 4, 1.0, id="square"),
+        pytest.param(5, 3, 1000.0, id="logits-1000"),
+        pytest.param(3, 6, 50.0, id="logits-50"),
+    ],
+)
+def test_cross_entropy_helper(grade, n, k, scale):
+    logits = scale * grade.rng.standard_normal((n, k))
+    y = grade.rng.integers(0, k, size=n)
+    grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, y), [logits], theirs=lambda t: _ce(t, _labels(y)))
+
+
+def test_cross_entropy_helper_repeated_labels_as_list(grade):
+    logits = grade.rng.standard_normal((5, 3))
+    y = [2, 2, 0, 2, 1]
+    grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, y), [logits], theirs=lambda t: _ce(t, _labels(y)))
+
+
+def _labels(y):
+    import torch
+
+    return torch.tensor(np.asarray(y, dtype=np.int64))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cross_entropy_random(grade, seed):
+    rng = np.random.default_rng(4000 + seed)
+    n, k = int(rng.integers(1, 9)), int(rng.integers(2, 9))
+    logits = float(rng.choice([1.0, 10.0, 300.0])) * rng.standard_normal((n, k))
+    y = rng.integers(0, k, size=n)
+    grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, y), [logits], theirs=lambda t: _ce(t, _labels(y)))
+
+
+def test_mlp_cross_entropy(grade):
+    """A 2-layer MLP trained one step: the whole engine, the user's backward() included."""
+    rng = grade.rng
+    x = rng.standard_normal((8, 5))
+    params = [
+        rng.standard_normal((5, 6)) / 2,
+        rng.standard_normal(6) / 2,
+        rng.standard_normal((6, 3)) / 2,
+        rng.standard_normal(3) / 2,
+    ]
+    y = rng.integers(0, 3, size=8)
+
+    def forward(ce, x, w1, b1, w2, b2):
+        return ce((x @ w1 + b1).relu() @ w2 + b2, y)
+
+    answer = grade.oracle.vjp(lambda *ts: forward(lambda logits, y: _ce(logits, _labels(y)), *ts), [x, *params])
+    leaves = [grade.leaf(a) for a in [x, *params]]
+    with grade.running("cross_entropy"):
+        loss = forward(grade.impl.cross_entropy, *leaves)
+    grade.check_tensor("cross_entropy", loss)
+    grade.expect("cross_entropy", "the loss", loss.data, answer.out)
+    with grade.running("Tensor.backward"):
+        loss.backward()
+    for name, leaf, grad in zip(["x", "w1", "b1", "w2", "b2"], leaves, answer.grads, strict=True):
+        grade.expect("cross_entropy", f"{name}.grad (after loss.backward())", leaf.grad, grad)

@@ -1,0 +1,44 @@
+"""unbroadcast(grad, shape): called directly, checked against the VJP of torch's expand."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.unbroadcast
+
+CASES = [
+    pytest.param((2, 3), (2, 3), id="same-shape"),
+    pytest.param((1, 3), (1, 3), id="same-shape-with-ones"),
+    pytest.param((2, 3), (3,), id="prepended-one-axis"),
+    pytest.param((4, 2, 3), (3,), id="prepended-two-axes"),
+    pytest.param((4, 2, 3), (2, 3), id="prepended-batch-axis"),
+    pytest.param((2, 3), (1, 3), id="stretched-first-axis"),
+    pytest.param((2, 3), (2, 1), id="stretched-last-axis"),
+    pytest.param((2, 3, 4), (2, 1, 4), id="stretched-middle-axis"),
+    pytest.param((2, 3), (1, 1), id="stretched-both-axes"),
+    pytest.param((4, 2, 3), (2, 1), id="prepended-and-stretched"),
+    pytest.param((3, 1, 4), (1, 1), id="prepended-stretched-and-kept"),
+    pytest.param((2, 3, 4), (1, 1, 1), id="all-stretched-3d"),
+    pytest.param((5,), (1,), id="stretched-1d"),
+    pytest.param((2, 3), (), id="to-0d"),
+    pytest.param((), (), id="0d-to-0d"),
+]
+
+
+@pytest.mark.parametrize(("grad_shape", "shape"), CASES)
+def test_unbroadcast(grade, grad_shape, shape):
+    grad = grade.rng.standard_normal(grad_shape)
+    # d/dx sum(expand(x) * grad) = unbroadcast(grad, x.shape), by torch's autograd.
+    answer = grade.oracle.vjp(lambda x, g: (x.expand(grad_shape) * g).sum(), [np.zeros(shape), grad])
+    with grade.running("unbroadcast"):
+        ours = grade.impl.unbroadcast(grad.copy(), shape)
+    grade.expect("unbroadcast", f"unbroadcast(grad of shape {grad_shape}, {shape})", ours, answer.grads[0])
+
+
+def test_unbroadcast_leaves_grad_unchanged(grade):
+    grad = grade.rng.standard_normal((4, 2, 3))
+    before = grad.copy()
+    with grade.running("unbroadcast"):
+        grade.impl.unbroadcast(grad, (2, 1))
+    grade.expect(
+        "unbroadcast", "the grad passed in, after the call", grad, before, hint="sum into a new array, not in place"
+    )
