@@ -145,19 +145,18 @@ class Blame:
         culprit = self.symbol_of(frames[-1][0]) if frames else symbol
         owner = self.catalog.owner(culprit)
         elsewhere = owner is not None and self.target is not None and owner.id != self.target.id
-        in_target = f" (target {owner.id})" if elsewhere and owner else ""
+        named = f"{culprit} (target {owner.id})" if elsewhere and owner else culprit
         if isinstance(exc, NotImplementedError):
-            if culprit == symbol or not frames:
+            if culprit == symbol and not elsewhere:
                 text = f"{symbol} is not written yet (it raises NotImplementedError)"
             else:
-                text = f"this needs {culprit}{in_target}, which is not written yet"
+                text = f"this needs {named}, which is not written yet"
         else:
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             if len(detail) > 300:
                 detail = detail[:300] + "..."
             kind = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-            where = f" in {culprit}{in_target}" if culprit != symbol or elsewhere else ""
-            text = f"raised {kind}{where}"
+            text = f"raised {kind}" + (f" in {named}" if culprit != symbol or elsewhere else "")
             if elsewhere:
                 text += f"; fix {culprit} first"
             if isinstance(exc, RecursionError):
@@ -219,8 +218,9 @@ class Grading:
         if problem is not None:
             raise self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
 
-    def leaf(self, x: np.ndarray) -> Any:
-        with self.running("Tensor.__init__"):
+    def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
+        """A leaf tensor of the user's class; ``symbol`` is the check it is made for."""
+        with self.running(symbol):
             return self.Tensor(np.array(x), requires_grad=True)
 
     def vjp(
@@ -241,7 +241,7 @@ class Grading:
         __tracebackhide__ = True
         arrays = [self.rng.standard_normal(x) if isinstance(x, tuple) else np.asarray(x) for x in inputs]
         answer = self.oracle.vjp(theirs or ours, arrays, cotangent=self.rng.standard_normal)
-        leaves = [self.leaf(x) for x in arrays]
+        leaves = [self.leaf(x, symbol) for x in arrays]
         with self.running(symbol, hint):
             out = ours(*leaves)
         self.check_tensor(symbol, out)

@@ -120,17 +120,26 @@ def grade(request: pytest.FixtureRequest, _impl: ModuleType | GradeFailure, _ora
 # ------------------------------------------------------------------------------ reporting
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    report = yield
-    if (
-        call.excinfo is not None
-        and isinstance(call.excinfo.value, GradeFailure)
-        and not item.config.getoption("grader_tracebacks")
-    ):
-        # The verdict is the message: no traceback into the grader.
-        report.longrepr = str(call.excinfo.value)
-    return report
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """A verdict's message is the whole report: no traceback into the grader (and no time spent making one)."""
+    if call.excinfo is None or not isinstance(call.excinfo.value, GradeFailure):
+        return None
+    if item.config.getoption("grader_tracebacks"):
+        return None
+    return pytest.TestReport(
+        nodeid=item.nodeid,
+        location=item.location,
+        keywords=dict.fromkeys(item.keywords, 1),
+        outcome="failed",
+        longrepr=str(call.excinfo.value),
+        when=call.when,
+        sections=[],
+        duration=call.duration,
+        start=call.start,
+        stop=call.stop,
+        user_properties=item.user_properties,
+    )
 
 
 class Reporter:

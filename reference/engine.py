@@ -199,6 +199,7 @@ class Tensor:
     # ---------------------------------------------------------------- elementwise functions
 
     def exp(self) -> Tensor:
+        """``e ** x``, elementwise."""
         out = Tensor(np.exp(self.data), _children=(self,), _op="exp")
 
         def _backward() -> None:
@@ -208,6 +209,7 @@ class Tensor:
         return out
 
     def log(self) -> Tensor:
+        """The natural logarithm, elementwise."""
         out = Tensor(np.log(self.data), _children=(self,), _op="log")
 
         def _backward() -> None:
@@ -217,6 +219,7 @@ class Tensor:
         return out
 
     def relu(self) -> Tensor:
+        """``max(x, 0)``, elementwise."""
         out = Tensor(np.maximum(self.data, 0.0), _children=(self,), _op="relu")
 
         def _backward() -> None:
@@ -227,6 +230,7 @@ class Tensor:
         return out
 
     def sigmoid(self) -> Tensor:
+        """``1 / (1 + e ** -x)``, elementwise, without overflow."""
         # NOTE: 1 / (1 + exp(-x)) overflows for x << 0; exp(-logaddexp(0, -x)) never does.
         out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")
 
@@ -237,6 +241,7 @@ class Tensor:
         return out
 
     def tanh(self) -> Tensor:
+        """The hyperbolic tangent, elementwise."""
         out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")
 
         def _backward() -> None:
