@@ -39,7 +39,7 @@ class Target:
     target_time: int
     """Seconds a practised user needs."""
     needs: tuple[str, ...]
-    """Ids of the targets whose symbols this target's code calls."""
+    """Ids of the targets whose code this target's tests run too (besides ``Tensor.__init__``)."""
     summary: str
     """One line for ``drill list``."""
     hints: tuple[str, ...]

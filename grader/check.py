@@ -192,6 +192,21 @@ class Grading:
             message += f"\n  hint: {hint}"
         return GradeFailure(message)
 
+    def dependency_notes(self) -> str:
+        """Probe the targets this test's target needs; name the ones that are wrong too."""
+        from grader.probes import culprits
+
+        target = self.blame.target
+        if target is None or not target.needs:
+            return ""
+        symbols = [s for t in target.needs for s in self.blame.catalog.get(t).symbols]
+        notes = ""
+        for symbol, problem in culprits(self.impl, symbols):
+            owner = self.blame.catalog.owner(symbol)
+            where = f" (target {owner.id})" if owner else ""
+            notes += f"\n  note: {symbol}{where} is wrong too ({problem}): this failure may come from it; fix it first"
+        return notes
+
     @contextmanager
     def running(self, symbol: str, hint: str | None = None) -> Iterator[None]:
         """Run the user's code; an exception becomes a verdict naming the symbol and the user's line."""
@@ -216,7 +231,8 @@ class Grading:
         __tracebackhide__ = True
         problem = compare(name, ours, expected)
         if problem is not None:
-            raise self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
+            failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
+            raise GradeFailure(str(failure) + self.dependency_notes())
 
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
         """A leaf tensor of the user's class; ``symbol`` is the check it is made for."""
@@ -259,23 +275,32 @@ class Grading:
     def run_backward(self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None) -> None:
         """The grader's own backward pass over ``_prev``: seed ``out.grad``, run each ``_backward`` once."""
         __tracebackhide__ = True
-        out.grad = np.array(cotangent, dtype=np.float64)
-        order: list[Any] = []
-        seen = {id(out)}
-        stack = [(out, iter(tuple(out._prev)))]
-        while stack:
-            node, inputs = stack[-1]
-            for child in inputs:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, iter(tuple(child._prev))))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
         with self.running(symbol, hint):
-            for node in reversed(order):
-                node._backward()
+            backprop(out, cotangent)
+
+
+def backprop(out: Any, cotangent: np.ndarray) -> None:
+    """Seed ``out.grad`` and run every ``_backward`` reachable through ``_prev`` once, consumers first.
+
+    The grader's own backward pass, so that a check of an op does not depend on the user's
+    ``Tensor.backward`` and ``_topological_order``.
+    """
+    out.grad = np.array(cotangent, dtype=np.float64)
+    order: list[Any] = []
+    seen = {id(out)}
+    stack = [(out, iter(tuple(out._prev)))]
+    while stack:
+        node, inputs = stack[-1]
+        for child in inputs:
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, iter(tuple(child._prev))))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    for node in reversed(order):
+        node._backward()
 
 
 def torch_const(c: Any) -> Any:

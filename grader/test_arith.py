@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from grader.check import torch_const
-from grader.graphs import Op, Step, check_program, pick, random_program
+from grader.graphs import Glue, Op, Step, check_program, pick, random_program
 
 pytestmark = pytest.mark.arith
 
@@ -135,6 +135,34 @@ def test_batched_matmul(grade, a, b):
 def test_op_matmul_ndarray_operand(grade):
     w = np.arange(12.0).reshape(3, 4) / 10
     grade.vjp("Tensor.__matmul__", lambda x: x @ w, [(2, 3)], theirs=lambda x: x @ torch_const(w))
+
+
+SHARED = {
+    "__add__": (lambda x, y: x + y, [(2, 3), (3,)]),
+    "__mul__": (lambda x, y: x * y, [(2, 3), (3,)]),
+    "__pow__": (lambda x, y: x**2 * y, [(2, 3), (3,)]),
+    "__matmul__": (lambda x, y: x @ y, [(2, 3), (3, 4)]),
+}
+
+
+@pytest.mark.parametrize("first", [pytest.param(True, id="op-first"), pytest.param(False, id="op-second")])
+@pytest.mark.parametrize("op", list(SHARED))
+def test_op_shared_input(grade, op, first):
+    """x and y also feed a glue sin: the op's closure must add into their .grad, not overwrite it."""
+    fn, shapes = SHARED[op]
+    glue = Glue(grade)
+
+    def ours(x, y):
+        out, other = glue.total(fn(x, y)), glue.mul(glue.total(glue.sin(x)), glue.total(glue.sin(y)))
+        return glue.add(out, other) if first else glue.add(other, out)
+
+    grade.vjp(
+        f"Tensor.{op}",
+        ours,
+        shapes,
+        theirs=lambda x, y: fn(x, y).sum() + x.sin().sum() * y.sin().sum(),
+        hint="a closure adds into its parents' .grad (+=): they also get a gradient through another path",
+    )
 
 
 # ------------------------------------------------------------------------------ random graphs

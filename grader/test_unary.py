@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from grader.graphs import Op, Step, check_program, pick, random_program
+from grader.graphs import Glue, Op, Step, check_program, pick, random_program
 
 pytestmark = pytest.mark.unary
 
@@ -81,6 +81,38 @@ def test_op_sigmoid(grade, scale):
 @pytest.mark.parametrize("scale", [pytest.param(1.0, id="small"), pytest.param(30.0, id="large")])
 def test_op_tanh(grade, scale):
     grade.vjp("Tensor.tanh", lambda t: t.tanh(), [scale * grade.rng.standard_normal((2, 3))])
+
+
+SHARED = {
+    "exp": (lambda t: t.exp(), None),
+    "log": (lambda t: t.log(), None),
+    "relu": (lambda t: t.relu(), None),
+    "sigmoid": (lambda t: t.sigmoid(), None),
+    "tanh": (lambda t: t.tanh(), None),
+    "sum": (lambda t: t.sum(axis=0), lambda t: t.sum(dim=0)),
+    "mean": (lambda t: t.mean(axis=-1, keepdims=True), lambda t: t.mean(dim=-1, keepdim=True)),
+}
+
+
+@pytest.mark.parametrize("first", [pytest.param(True, id="op-first"), pytest.param(False, id="op-second")])
+@pytest.mark.parametrize("op", list(SHARED))
+def test_op_shared_input(grade, op, first):
+    """x feeds the op and a glue sin: the op's closure must add into x.grad, not overwrite it."""
+    ours_op, torch_op = SHARED[op]
+    glue = Glue(grade)
+
+    def ours(x):
+        y, s = ours_op(x), glue.sin(x)
+        return glue.add(y, s) if first else glue.add(s, y)
+
+    x = np.abs(grade.rng.standard_normal((2, 3))) + 0.1
+    grade.vjp(
+        f"Tensor.{op}",
+        ours,
+        [x],
+        theirs=lambda t: (torch_op or ours_op)(t) + t.sin(),
+        hint="a closure adds into its parent's .grad (+=): x also gets a gradient through another path",
+    )
 
 
 # ------------------------------------------------------------------------------ random graphs

@@ -116,14 +116,6 @@ MUTANTS: tuple[Mutant, ...] = (
         replace="        self.data = np.array(data)\n",
     ),
     Mutant(
-        id="init-aliases-caller-array",
-        target="backward",
-        symbol="Tensor.__init__",
-        bug="np.asarray instead of a copy: the tensor shares the caller's array and changes when the caller reuses it",
-        find="        self.data = np.array(data, dtype=np.float64)\n",
-        replace="        self.data = np.asarray(data, dtype=np.float64)\n",
-    ),
-    Mutant(
         id="init-grad-none",
         target="backward",
         symbol="Tensor.__init__",
@@ -493,6 +485,14 @@ MUTANTS: tuple[Mutant, ...] = (
         bug="divides by log(x) (out.data) instead of x",
         find="            self.grad += out.grad / self.data\n",
         replace="            self.grad += out.grad / out.data\n",
+    ),
+    Mutant(
+        id="log-assigns-instead-of-accumulating",
+        target="unary",
+        symbol="Tensor.log",
+        bug="`=` instead of `+=`: x.log() * x loses the contribution the product already added to x.grad",
+        find="            self.grad += out.grad / self.data\n",
+        replace="            self.grad = out.grad / self.data\n",
     ),
     Mutant(
         id="relu-ge-zero",

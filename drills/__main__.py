@@ -1,0 +1,3 @@
+from drills.cli import main
+
+main()

@@ -1,0 +1,154 @@
+"""The catalog proves itself, as rustlings' `dev check` does: ids, symbols, markers and tests agree."""
+
+import ast
+import json
+import re
+
+import pytest
+
+from drills.catalog import UnknownTarget, format_time, parse_time
+from drills.stubs import find_functions
+from tests.conftest import CATALOG, REFERENCE, run_grader
+
+# SPEC §1, verbatim: the contract users rely on.
+SPEC_TABLE = {
+    "unbroadcast": (["unbroadcast"], "5:00"),
+    "backward": (["Tensor.__init__", "Tensor.backward", "_topological_order"], "10:00"),
+    "arith": (["Tensor.__add__", "Tensor.__mul__", "Tensor.__pow__", "Tensor.__matmul__"], "10:00"),
+    "unary": (
+        ["Tensor.sum", "Tensor.mean", "Tensor.exp", "Tensor.log", "Tensor.relu", "Tensor.sigmoid", "Tensor.tanh"],
+        "8:00",
+    ),
+    "softmax": (["Tensor.log_softmax", "Tensor.softmax", "Tensor.reshape", "Tensor.transpose"], "8:00"),
+    "cross-entropy": (["cross_entropy"], "3:00"),
+}
+READING_ONLY = [
+    "_as_tensor",
+    "Tensor.__radd__",
+    "Tensor.__rsub__",
+    "Tensor.__rmul__",
+    "Tensor.__rtruediv__",
+    "Tensor.__neg__",
+    "Tensor.__sub__",
+    "Tensor.__truediv__",
+    "Tensor.__repr__",
+    "Tensor.shape",
+    "Tensor.T",
+    "Tensor.zero_grad",
+]
+
+
+def test_catalog_matches_the_spec():
+    assert {t.id: (list(t.symbols), format_time(t.target_time)) for t in CATALOG.targets} == SPEC_TABLE
+    assert format_time(CATALOG.full_time) == "45:00"
+
+
+def test_ids_and_markers_are_unique_identifiers():
+    ids = [t.id for t in CATALOG.targets]
+    markers = [t.marker for t in CATALOG.targets]
+    assert len(set(ids)) == len(ids) and len(set(markers)) == len(markers)
+    assert all(re.fullmatch(r"[a-z][a-z_]*", m) for m in markers)
+
+
+def test_every_symbol_is_a_documented_function_of_the_reference():
+    functions = find_functions(ast.parse(REFERENCE.read_text()))
+    symbols = [s for t in CATALOG.targets for s in t.symbols]
+    assert len(symbols) == len(set(symbols)), "a symbol belongs to one target"
+    for symbol in symbols:
+        assert symbol in functions, symbol
+        assert ast.get_docstring(functions[symbol]), f"{symbol} needs a docstring: its stub keeps it"
+    blanked = set(symbols)
+    assert not blanked & set(READING_ONLY)
+
+
+def test_needs_point_to_earlier_targets_and_hints_exist():
+    seen = set()
+    for target in CATALOG.targets:
+        assert set(target.needs) <= seen, f"{target.id} needs a target listed after it"
+        assert len(target.hints) >= 3 and target.summary
+        seen.add(target.id)
+
+
+@pytest.mark.parametrize("text,seconds", [("5:00", 300), ("0:59", 59), ("45:00", 2700)])
+def test_times(text, seconds):
+    assert parse_time(text) == seconds and format_time(seconds) == text
+    assert format_time(-132) == "-2:12"
+
+
+@pytest.mark.parametrize("bad", ["5", "5:0", "5:60", "a:00", ""])
+def test_bad_times_are_rejected(bad):
+    with pytest.raises(ValueError, match="m:ss"):
+        parse_time(bad)
+
+
+def test_unknown_target_suggests_the_closest():
+    with pytest.raises(UnknownTarget, match="Did you mean 'cross-entropy'"):
+        CATALOG.get("crossentropy")
+
+
+def _collected(*args):
+    """The node ids the grader selects with ``args``."""
+    proc = run_grader("--collect-only", "-q", *args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [line for line in proc.stdout.splitlines() if "::" in line]
+
+
+@pytest.fixture(scope="module")
+def targets_of(tmp_path_factory):
+    """Every grader test's node id, with the targets its markers give it (one collection, via --report-json)."""
+    report = tmp_path_factory.mktemp("collect") / "report.json"
+    proc = run_grader("--collect-only", "--report-json", str(report))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(report.read_text())["collected"]
+
+
+def test_every_grader_test_belongs_to_exactly_one_target(targets_of):
+    assert len(targets_of) > 300
+    assert all(len(targets) == 1 for targets in targets_of.values()), [n for n, t in targets_of.items() if len(t) != 1]
+
+
+# Each symbol's own tests, by name: a target's selection covers every one of its symbols.
+SYMBOL_TESTS = {
+    "unbroadcast": "test_unbroadcast",
+    "Tensor.__init__": "test_init",
+    "Tensor.backward": "test_backward",
+    "_topological_order": "test_topological_order",
+    "Tensor.__add__": "test_op_add",
+    "Tensor.__mul__": "test_op_mul",
+    "Tensor.__pow__": "test_op_pow",
+    "Tensor.__matmul__": "test_op_matmul",
+    "Tensor.sum": "test_op_sum",
+    "Tensor.mean": "test_op_mean",
+    "Tensor.exp": "test_op_exp",
+    "Tensor.log": "test_op_log",
+    "Tensor.relu": "test_op_relu",
+    "Tensor.sigmoid": "test_op_sigmoid",
+    "Tensor.tanh": "test_op_tanh",
+    "Tensor.log_softmax": "test_op_log_softmax",
+    "Tensor.softmax": "test_op_softmax",
+    "Tensor.reshape": "test_op_reshape",
+    "Tensor.transpose": "test_op_transpose",
+    "cross_entropy": "test_cross_entropy",
+}
+
+
+@pytest.mark.parametrize("target", CATALOG.targets, ids=lambda t: t.id)
+def test_each_target_selection_covers_every_symbol(target, targets_of):
+    names = {nodeid.split("::")[1].split("[")[0] for nodeid, ts in targets_of.items() if target.id in ts}
+    for symbol in target.symbols:
+        assert any(n.startswith(SYMBOL_TESTS[symbol]) for n in names), f"no test of {symbol} in -m {target.marker}"
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        "unbroadcast",
+        "twice or diamond",
+        "op_add or op_pow or op_matmul or batched",
+        "op_sum or op_exp or op_relu or op_sigmoid",
+        "op_softmax or op_log_softmax or op_reshape",
+        "cross_entropy_helper",
+    ],
+)
+def test_classic_selections_select_tests(selection):
+    assert len(_collected("-k", selection)) >= 1
