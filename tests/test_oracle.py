@@ -1,0 +1,103 @@
+"""The oracle: answers recorded from torch replay without torch, stale recordings are caught, and the
+shipped recording agrees with live torch."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from grader.oracle import RECORDING, OracleError, ReplayOracle, digest
+from tests.conftest import ROOT, run_grader
+
+HAS_TORCH = (
+    shutil.which("python") is not None
+    and subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+)
+
+
+@pytest.fixture
+def no_torch(tmp_path):
+    """A PYTHONPATH on which `import torch` fails, to prove a run never imports it."""
+    fake = tmp_path / "fake" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('torch imported during a replayed check')\n")
+    return {**os.environ, "PYTHONPATH": str(fake.parent)}
+
+
+def test_shipped_recording_covers_the_whole_suite_without_torch(no_torch):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", "-q", "--oracle", "replay"],
+        cwd=ROOT,
+        env=no_torch,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert " passed" in proc.stdout
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="recording needs torch")
+def test_record_then_replay_round_trip(tmp_path, no_torch):
+    recording = tmp_path / "oracle.npz"
+    proc = run_grader("-m", "unbroadcast", "--oracle", "record", "--oracle-file", str(recording))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    with np.load(recording) as store:
+        assert len([k for k in store.files if k.endswith("|digest")]) == 15  # one test asks no oracle
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "grader",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "unbroadcast",
+            "--oracle",
+            "replay",
+            "--oracle-file",
+            str(recording),
+        ],
+        cwd=ROOT,
+        env=no_torch,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_replay_rejects_answers_recorded_for_other_inputs(tmp_path):
+    path = tmp_path / "oracle.npz"
+    np.savez(
+        path,
+        **{
+            "k#0|digest": np.array(digest([np.zeros(3)])),
+            "k#0|out": np.zeros(()),
+            "k#0|cotangent": np.ones(()),
+            "k#0|grad0": np.ones(3),
+        },
+    )
+    oracle = ReplayOracle(path, fallback_to_live=False)
+    answer = oracle.vjp("k#0", lambda x: x.sum(), [np.zeros(3)])
+    assert answer.grads[0].tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(OracleError, match="recorded for other inputs.*python -m grader.record"):
+        oracle.vjp("k#0", lambda x: x.sum(), [np.ones(3)])
+    with pytest.raises(OracleError, match="never recorded"):
+        oracle.vjp("other#0", lambda x: x.sum(), [np.ones(3)])
+
+
+def test_unreadable_recording_is_a_clear_error(tmp_path):
+    path = tmp_path / "oracle.npz"
+    path.write_bytes(b"not a zip")
+    with pytest.raises(OracleError, match="cannot read the recorded oracle"):
+        ReplayOracle(path)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the drift check needs torch")
+def test_shipped_recording_matches_live_torch():
+    proc = subprocess.run([sys.executable, "-m", "grader.record", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert f"the recording {RECORDING} matches live torch" in proc.stdout
