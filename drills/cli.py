@@ -3,33 +3,67 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from drills.catalog import Target, UnknownTarget, load_catalog
+from drills import clock as clocks
+from drills.catalog import Target, UnknownTarget, format_time, load_catalog
+
+if TYPE_CHECKING:
+    from drills.history import History
 
 app = typer.Typer(
     help="autograd-drill: re-implement a tensor autograd engine from memory, against the clock.",
-    no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
 )
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
+CLOCK: clocks.Clock = clocks.system_clock
+"""The clock every command reads; tests replace it with a MockClock."""
+
+TargetArg = Annotated[
+    str, typer.Argument(help="A target id: unbroadcast, backward, arith, unary, softmax, cross-entropy.")
+]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(Text("error: ", style="bold red") + Text(message))
     return typer.Exit(code)
 
 
-@app.callback()
-def _drill() -> None:
-    """autograd-drill: re-implement a tensor autograd engine from memory, against the clock."""
+@contextmanager
+def history() -> Iterator[History]:
+    """The user's history, opened for one command; refusals become one-line errors."""
+    from drills.history import HistoryError, open_history
+    from drills.paths import history_path
+    from drills.session import DrillError
+
+    path = history_path()
+    try:
+        store, warning = open_history(path)
+    except (OSError, HistoryError) as exc:
+        raise fail(f"cannot open the history at {path}: {exc}") from None
+    if warning:
+        err.print(Text("warning: ", style="bold yellow") + Text(warning))
+    try:
+        yield store
+    except DrillError as exc:
+        raise fail(str(exc), exc.code) from None
+    except UnknownTarget as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
 
 
 def resolve_targets(ids: list[str] | None) -> list[Target]:
@@ -43,6 +77,276 @@ def resolve_targets(ids: list[str] | None) -> list[Target]:
         except UnknownTarget as exc:
             raise fail(str(exc)) from None
     return [t for t in catalog.targets if t.id in chosen]
+
+
+def check_target(target_id: str) -> str:
+    """A valid attempt target ('full' or a catalog id), or a did-you-mean error."""
+    if target_id == "full":
+        return target_id
+    try:
+        return load_catalog().get(target_id.replace("_", "-")).id
+    except UnknownTarget as exc:
+        raise fail(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------- overview
+
+
+@app.callback(invoke_without_command=True)
+def overview(ctx: typer.Context) -> None:
+    """autograd-drill: re-implement a tensor autograd engine from memory, against the clock.
+
+    Run [bold]drill[/] alone for the catalog and what to do next.
+    """
+    if ctx.invoked_subcommand is None:
+        out.print(
+            Text(
+                " autograd-drill: re-implement a tensor autograd engine from memory, against the clock\n", style="bold"
+            )
+        )
+        list_targets()
+
+
+@app.command("list")
+def list_targets() -> None:
+    """The catalog: each target, what you write, its target time, your best and last times."""
+    from drills.render import catalog_table, next_step
+    from drills.session import describe_active, finished_attempts, personal_best, suggest_next
+
+    catalog = load_catalog()
+    with history() as store:
+        records = {}
+        for target_id in [*catalog.ids, "full"]:
+            done = finished_attempts(store, target_id)
+            last = "-" if not done else format_time(done[-1].time) if done[-1].time is not None else "gave up"
+            records[target_id] = (personal_best(store, target_id), last, len(done))
+        out.print(catalog_table(catalog, records))
+        out.print()
+        active = store.active()
+        if active is not None:
+            out.print(Text(f" {describe_active(active, CLOCK())[0].upper()}{describe_active(active, CLOCK())[1:]}."))
+            out.print(next_step("drill watch", "(or drill status, drill check)"))
+        else:
+            target = suggest_next(store)
+            out.print(next_step(f"drill start {target}", "(or drill full for the 45-minute run)"))
+
+
+# ---------------------------------------------------------------------------- start
+
+
+@app.command()
+def start(
+    target: TargetArg,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."),
+    ] = None,
+    edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
+) -> None:
+    """Write the stub of TARGET (its functions blanked) and start the timer. TARGET may be 'full'."""
+    from drills.paths import default_workspace, display
+    from drills.session import start as start_attempt
+
+    target = check_target(target)
+    with history() as store:
+        started = start_attempt(store, target, workspace or default_workspace(), CLOCK)
+    path = display(started.path)
+    symbols = list(started.symbols)
+    listed = symbols[0] if len(symbols) == 1 else ", ".join(symbols[:-1]) + " and " + symbols[-1]
+    if len(symbols) > 6:
+        listed = f"all {len(symbols)} functions of the engine"
+    verb = "is" if len(symbols) == 1 else "are"
+    out.print(f" Wrote [bold]{path}[/]: {listed} {verb} blank; everything else is the reference.")
+    if started.archived:
+        out.print(f" Your previous file was archived to {display(started.archived)}.")
+    best = "none yet" if started.best is None else format_time(started.best)
+    out.print(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best: {best}.")
+    if target == "full":
+        out.print(" Each target gets its own split when it first passes, like a speedrun timer.")
+    out.print(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
+    if edit:
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            raise fail("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
+        subprocess.call([*shlex.split(editor), str(started.path)])
+
+
+@app.command()
+def full(
+    workspace: Annotated[Path | None, typer.Option(help="Folder for your solution file.")] = None,
+    edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
+) -> None:
+    """The 45-minute drill: every target blank at once, one split per target."""
+    start("full", workspace=workspace, edit=edit)
+
+
+# ---------------------------------------------------------------------------- grading in a drill
+
+
+def _show_check(store: History, checked: object) -> None:
+    from drills.render import grade_report, next_step, passed_line, scoreboard
+    from drills.session import Checked
+    from drills.session import scoreboard as make_scoreboard
+
+    assert isinstance(checked, Checked)
+    out.print(grade_report(checked.result))
+    for target in checked.newly_passed:
+        if not checked.finished:
+            out.print(Text(f" ✓ {target} passed at {format_time(checked.elapsed)}", style="green"))
+    if checked.finished:
+        board = make_scoreboard(store, checked.attempt)
+        out.print(passed_line(checked, board))
+        out.print(scoreboard(board))
+        target = checked.attempt.target
+        compare = target if target != "full" else load_catalog().ids[0]
+        out.print(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
+    else:
+        out.print(
+            Text(
+                f" Clock: {format_time(checked.attempt.elapsed(CLOCK()))}. Fix the first failure above, save, and check again "
+                "(drill watch does it on every save).",
+                style="dim",
+            )
+        )
+
+
+@app.command()
+def check(
+    oracle: Annotated[str, typer.Option(hidden=True)] = "auto",
+) -> None:
+    """Grade the attempt in progress once (drill watch does it on every save)."""
+    from drills.session import check as check_attempt
+
+    with history() as store:
+        checked = check_attempt(store, CLOCK, oracle=oracle)
+        _show_check(store, checked)
+    raise typer.Exit(0 if checked.finished else 1)
+
+
+@app.command()
+def watch(
+    oracle: Annotated[str, typer.Option(hidden=True)] = "auto",
+) -> None:
+    """Re-grade on every save, with a live timer per target; exits with the scoreboard when all pass."""
+    from drills.watch import run_watch
+
+    with history() as store:
+        code = run_watch(store, CLOCK, out, oracle=oracle, show_finish=_show_check)
+    raise typer.Exit(code)
+
+
+@app.command()
+def status() -> None:
+    """The attempt in progress: its clock, and each target's state."""
+    from drills.paths import display
+    from drills.render import next_step
+    from drills.session import require_active, status_lines, target_time
+
+    with history() as store:
+        attempt = require_active(store)
+        elapsed = attempt.elapsed(CLOCK())
+        state = " (paused)" if attempt.paused else ""
+        out.print(
+            f" [bold]{attempt.target}[/]  {format_time(elapsed)}{state}  target {format_time(target_time(attempt.target))}"
+            f"   {display(attempt.file)}"
+        )
+        for target, state_name, detail in status_lines(store, attempt):
+            mark = {"passed": "[green]✓[/]", "failing": "[red]✗[/]"}.get(state_name, "·")
+            out.print(f"   {mark} {target:<14} {state_name:<11} {detail}", highlight=False)
+        out.print(next_step("drill resume" if attempt.paused else "drill watch"))
+
+
+@app.command()
+def pause() -> None:
+    """Stop the clock of the attempt in progress."""
+    from drills.session import pause as pause_attempt
+
+    with history() as store:
+        attempt = pause_attempt(store, CLOCK)
+    out.print(
+        f" Paused {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}. [bold cyan]drill resume[/] restarts the clock."
+    )
+
+
+@app.command()
+def resume() -> None:
+    """Restart the clock of a paused attempt."""
+    from drills.session import resume as resume_attempt
+
+    with history() as store:
+        attempt = resume_attempt(store, CLOCK)
+    out.print(
+        f" Resumed {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}. [bold cyan]drill watch[/] grades on save."
+    )
+
+
+@app.command()
+def abandon() -> None:
+    """End the attempt in progress without a verdict; your file is archived, never deleted."""
+    from drills.paths import display
+    from drills.session import abandon as abandon_attempt
+
+    with history() as store:
+        attempt = abandon_attempt(store, CLOCK)
+    where = f" Your file is archived at {display(Path(attempt.archive))}." if attempt.archive else ""
+    out.print(f" Abandoned {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}.{where}")
+    out.print(f" Start again: [bold cyan]drill start {attempt.target}[/]")
+
+
+@app.command("give-up")
+def give_up() -> None:
+    """End the attempt as not finished; then drill diff shows the reference."""
+    from drills.session import give_up as give_up_attempt
+
+    with history() as store:
+        attempt = give_up_attempt(store, CLOCK)
+    out.print(
+        f" Gave up {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}; it counts as an attempt, not a time."
+    )
+    out.print(
+        f" Compare with the reference: [bold cyan]drill diff {'' if attempt.target == 'full' else attempt.target}[/]".rstrip()
+    )
+
+
+@app.command()
+def hint(
+    target: Annotated[str | None, typer.Argument(help="Default: the first target not passed yet.")] = None,
+) -> None:
+    """Reveal one more hint for a target (the attempt counts as assisted)."""
+    from drills.render import hints_view
+    from drills.session import hint as next_hint
+
+    with history() as store:
+        out.print(hints_view(next_hint(store, check_target(target) if target else None)))
+
+
+@app.command()
+def diff(
+    target: Annotated[str | None, typer.Argument(help="Default: the target of your latest attempt.")] = None,
+    peek: Annotated[
+        bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
+    ] = False,
+) -> None:
+    """Your code and the reference side by side, symbol by symbol."""
+    from drills.render import comparison
+    from drills.session import compare
+
+    with history() as store:
+        out.print(comparison(compare(store, check_target(target) if target else None, peek)))
+
+
+@app.command()
+def stats(target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None) -> None:
+    """Per target: attempts, best, median of the last five, trend, share under the target time."""
+    from drills.render import stats_table
+    from drills.session import stats as target_stats
+
+    ids = [check_target(target)] if target else [*load_catalog().ids, "full"]
+    with history() as store:
+        out.print(stats_table([target_stats(store, i) for i in ids]))
+
+
+# ---------------------------------------------------------------------------- grade any file
 
 
 @app.command()

@@ -2,32 +2,213 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from drills.grading import GradeResult
+from drills.catalog import Catalog, format_time
+
+if TYPE_CHECKING:
+    from drills.grading import GradeResult
+    from drills.session import Checked, Comparison, Hints, Scoreboard, TargetStats
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def t(seconds: float | None) -> str:
+    return "-" if seconds is None else format_time(seconds)
+
+
+def delta(seconds: float | None) -> Text:
+    if seconds is None:
+        return Text("-")
+    text = format_time(seconds).replace("-", "−")
+    return Text(text if seconds < 0 else f"+{text}", style="green" if seconds <= 0 else "red")
+
+
+def next_step(command: str, why: str = "") -> Text:
+    line = Text("Next: ", style="bold")
+    line.append(command, style="bold cyan")
+    if why:
+        line.append(f"   {why}", style="dim")
+    return line
+
+
+# ---------------------------------------------------------------------------- grading
 
 
 def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(no_wrap=True)
-    table.add_column(no_wrap=True)
-    table.add_column()
-    rows: list[RenderableType] = [Text(f"{result.file}", style="bold"), table]
-    for t in result.targets:
-        if t.passed:
-            table.add_row(Text("✓", style="green"), t.target, Text(f"{t.tests} tests passed", style="green"))
-        else:
-            summary = "no tests selected" if t.tests == 0 else f"{t.failed} of {t.tests} tests failed"
-            table.add_row(Text("✗", style="red"), t.target, Text(summary, style="red"))
-            for message in t.failures[:show_failures]:
-                table.add_row("", "", Text(message))
-    passed = sum(t.passed for t in result.targets)
+    rows: list[RenderableType] = [Text(result.file, style="bold")]
+    for tr in result.targets:
+        line = Text()
+        if tr.passed:
+            line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
+                f"{tr.tests} tests passed", style="green"
+            )
+            rows.append(line)
+            continue
+        summary = "no tests selected" if tr.tests == 0 else f"{tr.failed} of {tr.tests} tests failed"
+        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(summary, style="red")
+        rows.append(line)
+        for message in tr.failures[:show_failures]:
+            rows.append(Padding(Text(message), (0, 0, 0, 4)))
+    passed = sum(tr.passed for tr in result.targets)
     verdict = Text(
         f"{passed} of {len(result.targets)} targets passed ({result.seconds:.1f} s)",
         style="bold green" if result.passed else "bold red",
     )
     rows.append(Padding(verdict, (1, 0, 0, 0)))
     return Group(*rows)
+
+
+# ---------------------------------------------------------------------------- catalog
+
+
+def catalog_table(catalog: Catalog, records: dict[str, tuple[float | None, str, int]]) -> Table:
+    """``records``: per target id (and 'full'), (best, last, attempts)."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("target")
+    table.add_column("what you write")
+    table.add_column("target", justify="right")
+    table.add_column("best", justify="right")
+    table.add_column("last", justify="right")
+    table.add_column("attempts", justify="right")
+    for target in catalog.targets:
+        best, last, attempts = records.get(target.id, (None, "-", 0))
+        symbols = ", ".join(s.removeprefix("Tensor.") if i else s for i, s in enumerate(target.symbols))
+        table.add_row(target.id, symbols, format_time(target.target_time), t(best), last, str(attempts))
+    best, last, attempts = records.get("full", (None, "-", 0))
+    table.add_row(
+        "full", "everything above, one split per target", format_time(catalog.full_time), t(best), last, str(attempts)
+    )
+    return table
+
+
+# ---------------------------------------------------------------------------- scoreboard
+
+
+def scoreboard(board: Scoreboard) -> RenderableType:
+    table = Table(header_style="bold")
+    for name, justify in [
+        ("target", "left"),
+        ("target", "right"),
+        ("time", "right"),
+        ("Δ", "right"),
+        ("best", "right"),
+        ("attempts", "right"),
+        ("assisted", "left"),
+    ]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in board.rows:
+        table.add_row(
+            row.target,
+            format_time(row.target_time),
+            t(row.time),
+            delta(row.delta),
+            t(row.best),
+            str(row.attempts),
+            "yes" if row.assisted else "no",
+        )
+    if board.total is not None:
+        total = board.total
+        table.add_section()
+        table.add_row(
+            Text("total", style="bold"),
+            format_time(total.target_time),
+            t(total.time),
+            delta(total.delta),
+            t(total.best),
+            str(total.attempts),
+            "yes" if total.assisted else "no",
+        )
+    parts: list[RenderableType] = [table]
+    if board.total is not None:
+        parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
+    return Group(*parts)
+
+
+def passed_line(checked: Checked, board: Scoreboard) -> Text:
+    attempt = checked.attempt
+    main = board.total if board.total is not None else board.rows[0]
+    line = Text(" ✓ ", style="bold green")
+    line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
+    line.append_text(delta(main.delta))
+    line.append(")")
+    if board.new_best:
+        line.append("   ★ new personal best", style="bold yellow")
+    return line
+
+
+# ---------------------------------------------------------------------------- stats, hints, diff
+
+
+def sparkline(values: tuple[float, ...], width: int = 20) -> str:
+    values = values[-width:]
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        return SPARKS[3] * len(values)
+    return "".join(SPARKS[round((v - lo) / (hi - lo) * (len(SPARKS) - 1))] for v in values)
+
+
+def stats_table(rows: list[TargetStats]) -> Table:
+    """Median 5: of the last five passed times; trend: passed times, oldest to newest; ≤ target: share of attempts."""
+    table = Table(header_style="bold", caption="median 5: of your last five times · ≤ target: share of attempts",
+                  caption_style="dim")
+    table.add_column("target")
+    table.add_column("target", justify="right")
+    table.add_column("attempts", justify="right")
+    table.add_column("best", justify="right")
+    table.add_column("median 5", justify="right")
+    table.add_column("trend")
+    table.add_column("≤ target", justify="right")
+    for s in rows:
+        share = "-" if s.share_under is None else f"{s.share_under:.0%}"
+        table.add_row(
+            s.target,
+            format_time(s.target_time),
+            str(s.attempts),
+            t(s.best),
+            t(s.median_last_five),
+            sparkline(s.times),
+            share,
+        )
+    return table
+
+
+def hints_view(h: Hints) -> RenderableType:
+    lines: list[RenderableType] = []
+    for i, text in enumerate(h.shown, 1):
+        style = "bold" if i == len(h.shown) else "dim"
+        lines.append(Text(f" hint {i} ({h.target}): {text}", style=style))
+    if h.counted:
+        if h.remaining:
+            lines.append(
+                Text(f" {h.remaining} more: drill hint {h.target}   (this attempt is now marked assisted)", style="dim")
+            )
+        else:
+            lines.append(Text(f" That was the last hint. Still stuck? drill diff {h.target} --peek", style="dim"))
+    return Group(*lines)
+
+
+def comparison(c: Comparison) -> RenderableType:
+    parts: list[RenderableType] = []
+    if c.peeked:
+        parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))
+    for symbol, ours, reference in c.pairs:
+        table = Table(title=Text(symbol, style="bold"), expand=True, show_lines=False)
+        table.add_column(f"yours ({c.source_label})", ratio=1)
+        table.add_column("reference", ratio=1)
+        mine: RenderableType = (
+            Syntax(ours, "python", theme="ansi_dark", word_wrap=True)
+            if ours is not None
+            else Text("(not found in your file)", style="red")
+        )
+        table.add_row(mine, Syntax(reference, "python", theme="ansi_dark", word_wrap=True))
+        parts.append(table)
+    return Group(*parts)
