@@ -29,9 +29,26 @@ def test_unbroadcast(grade, grad_shape, shape):
     grad = grade.rng.standard_normal(grad_shape)
     # d/dx sum(expand(x) * grad) = unbroadcast(grad, x.shape), by torch's autograd.
     answer = grade.oracle.vjp(lambda x, g: (x.expand(grad_shape) * g).sum(), [np.zeros(shape), grad])
-    with grade.running("unbroadcast"):
+    hint = _what_broadcasting_did(grad_shape, shape)
+    with grade.running("unbroadcast", hint):
         ours = grade.impl.unbroadcast(grad.copy(), shape)
-    grade.expect("unbroadcast", f"unbroadcast(grad of shape {grad_shape}, {shape})", ours, answer.grads[0])
+    grade.expect("unbroadcast", f"unbroadcast(grad of shape {grad_shape}, {shape})", ours, answer.grads[0], hint)
+
+
+def _what_broadcasting_did(grad_shape, shape):
+    """The hint for a case: which axes broadcasting prepended and which it stretched."""
+    prepended = len(grad_shape) - len(shape)
+    offset = prepended
+    stretched = [i for i, n in enumerate(shape) if n == 1 and grad_shape[i + offset] != 1]
+    steps = []
+    if prepended:
+        steps.append(
+            f"prepended {prepended} leading ax{'is' if prepended == 1 else 'es'} (sum {'it' if prepended == 1 else 'them'} away)"
+        )
+    if stretched:
+        steps.append(f"stretched axes {stretched} of size 1 (sum them with keepdims=True)")
+    done = " and ".join(steps) if steps else "changed nothing (return grad as it is, with exactly this shape)"
+    return f"broadcasting {shape} to {grad_shape} {done}"
 
 
 def test_unbroadcast_leaves_grad_unchanged(grade):
