@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from drills.catalog import Target
 
@@ -61,48 +61,79 @@ class GradeResult:
         }
 
 
-def pytest_command(file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto") -> list[str]:
+BASE_ARGS = [
+    "-c",
+    str(GRADER / "pytest.ini"),
+    "--rootdir",
+    str(GRADER),
+    "-q",
+    # Built-in plugins a grading never uses: less start-up time.
+    *("-p", "no:cacheprovider", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin"),
+    *("-p", "no:legacypath", "-p", "no:nose", "-p", "no:unraisableexception", "-p", "no:threadexception"),
+]
+
+
+def test_files(targets: Sequence[Target]) -> list[str]:
+    """A target's tests live in grader/test_<marker>.py (tests/test_catalog.py checks it)."""
+    return [str(GRADER / f"test_{t.marker}.py") for t in targets]
+
+
+def pytest_args(file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto") -> list[str]:
+    """The arguments of ``python -m pytest`` that grade ``file`` on ``targets``."""
+    marker = " or ".join(t.marker for t in targets)
     return [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(GRADER),
-        "-c",
-        str(GRADER / "pytest.ini"),
-        "--rootdir",
-        str(GRADER),
-        "-q",
-        "-p",
-        "no:cacheprovider",
+        *test_files(targets),
+        *BASE_ARGS,
         "--impl",
         str(file),
         "--oracle",
         oracle,
         "-m",
-        " or ".join(t.marker for t in targets),
+        marker,
         "--report-json",
         str(report),
     ]
 
 
-def grade(file: Path, targets: Sequence[Target], oracle: str = "auto", label: str | None = None) -> GradeResult:
+def grading_env() -> dict[str, str]:
+    # No third-party pytest plugins: they cost start-up time and could change the verdict.
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+class Runner(Protocol):
+    def __call__(self, args: list[str]) -> tuple[int, str]:
+        """Run pytest with ``args`` in a child; its exit status and the tail of its output."""
+        ...
+
+
+def run_in_subprocess(args: list[str]) -> tuple[int, str]:
+    """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=GRADER.parent,
+        env=grading_env(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
+    return proc.returncode, (proc.stdout + proc.stderr)[-2000:]
+
+
+def grade(
+    file: Path,
+    targets: Sequence[Target],
+    oracle: str = "auto",
+    label: str | None = None,
+    runner: Runner = run_in_subprocess,
+) -> GradeResult:
     """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
         report = Path(tmp) / "report.json"
-        # No third-party pytest plugins: they cost start-up time and could change the verdict.
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        proc = subprocess.run(
-            pytest_command(file.resolve(), targets, report, oracle),
-            cwd=GRADER.parent,
-            env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-        )
-        if proc.returncode not in (0, 1) or not report.exists():
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            raise GradeError(f"the grader stopped with exit status {proc.returncode}: " + " / ".join(tail))
+        status, output = runner(pytest_args(file.resolve(), targets, report, oracle))
+        if status not in (0, 1) or not report.exists():
+            tail = output.strip().splitlines()[-5:]
+            raise GradeError(f"the grader stopped with exit status {status}: " + " / ".join(tail))
         data = json.loads(report.read_text(encoding="utf-8"))
     return GradeResult(
         file=label if label is not None else str(file),

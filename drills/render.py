@@ -158,8 +158,11 @@ def sparkline(values: tuple[float, ...], width: int = 20) -> str:
 
 def stats_table(rows: list[TargetStats]) -> Table:
     """Median 5: of the last five passed times; trend: passed times, oldest to newest; ≤ target: share of attempts."""
-    table = Table(header_style="bold", caption="median 5: of your last five times · ≤ target: share of attempts",
-                  caption_style="dim")
+    table = Table(
+        header_style="bold",
+        caption="median 5: of your last five times · ≤ target: share of attempts",
+        caption_style="dim",
+    )
     table.add_column("target")
     table.add_column("target", justify="right")
     table.add_column("attempts", justify="right")

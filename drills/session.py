@@ -12,7 +12,7 @@ from pathlib import Path
 
 from drills.catalog import Target, format_time, load_catalog
 from drills.clock import Clock
-from drills.grading import GradeError, GradeResult, grade
+from drills.grading import GradeError, GradeResult, Runner, grade, run_in_subprocess
 from drills.history import Attempt, History
 from drills.paths import atomic_write, display
 from drills.stubs import REFERENCE, find_functions, stub_for
@@ -115,7 +115,13 @@ class Checked:
         return self.attempt.outcome == "passed"
 
 
-def check(history: History, clock: Clock, oracle: str = "auto", attempt: Attempt | None = None) -> Checked:
+def check(
+    history: History,
+    clock: Clock,
+    oracle: str = "auto",
+    attempt: Attempt | None = None,
+    runner: Runner = run_in_subprocess,
+) -> Checked:
     """Grade the attempt's file once; record the source, the splits, and the end when all targets pass."""
     attempt = attempt or require_active(history)
     if attempt.paused:
@@ -126,7 +132,9 @@ def check(history: History, clock: Clock, oracle: str = "auto", attempt: Attempt
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     try:
-        result = grade(attempt.file, targets_of(attempt.target), oracle=oracle, label=display(attempt.file))
+        result = grade(
+            attempt.file, targets_of(attempt.target), oracle=oracle, label=display(attempt.file), runner=runner
+        )
     except GradeError as exc:
         raise DrillError(str(exc)) from None
     record = {**result.to_json(), "failures": {t.target: list(t.failures[:3]) for t in result.targets}}

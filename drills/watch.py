@@ -17,9 +17,11 @@ from rich.text import Text
 
 from drills.catalog import format_time
 from drills.clock import Clock
+from drills.grading import Runner, run_in_subprocess
 from drills.history import Attempt, History
 from drills.paths import display
 from drills.session import Checked, DrillError, check, require_active, target_time, targets_of
+from drills.worker import warm_runner_or_none
 
 
 def summary(message: str) -> str:
@@ -84,6 +86,8 @@ def run_watch(
 
     attempt = require_active(store)
     file = attempt.file
+    warm = warm_runner_or_none()
+    runner: Runner = warm if warm is not None else run_in_subprocess
     view = WatchView(attempt)
     interactive = console.is_terminal
 
@@ -93,7 +97,7 @@ def run_watch(
             return None
         started = time.perf_counter()
         try:
-            checked = check(store, clock, oracle=oracle, attempt=store.get(view.attempt.id))
+            checked = check(store, clock, oracle=oracle, attempt=store.get(view.attempt.id), runner=runner)
         except DrillError as exc:
             view.latest = str(exc)
             return None
@@ -151,6 +155,8 @@ def run_watch(
         )
         return 0
     finally:
+        if warm is not None:
+            warm.close()
         if live:
             live.update(view.render(clock()), refresh=True)
             live.stop()
