@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -200,6 +199,8 @@ def hints_view(h: Hints) -> RenderableType:
 
 
 def comparison(c: Comparison) -> RenderableType:
+    from rich.syntax import Syntax  # pygments: only when a comparison is drawn
+
     parts: list[RenderableType] = []
     if c.peeked:
         parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))

@@ -1,0 +1,165 @@
+"""The fast-feedback figures of issue 4, measured side by side in one run (machines here are noisy).
+
+    python benchmarks/bench.py            # all figures
+    python benchmarks/bench.py --quick    # fewer repetitions
+
+(a) a one-shot `drill check` of one target, against `python -m pytest grader -m TARGET` with live torch
+(b) `drill watch`: from a file save to the verdict shown, p50 and p95 over 20 saves
+(c) `drill list`, against `python -c "import typer, rich"`
+(d) the full grader run on the reference: wall time
+(e) the free-memory drill's peak-memory ratio, when that drill exists
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "reference" / "engine.py"
+PY = sys.executable
+
+
+def timed(command: list[str], env: dict[str, str], cwd: Path = ROOT) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, env=env, cwd=cwd, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def interleaved(runs: int, **commands: Callable[[], float]) -> dict[str, list[float]]:
+    """Run each measurement in turn, ``runs`` times, so that noise hits all of them alike."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, measure in commands.items():
+            times[name].append(measure())
+    return times
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def percentile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    k = max(0, min(len(xs) - 1, round(q * (len(xs) - 1))))
+    return xs[k]
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    return {**os.environ, "DRILL_HOME": str(tmp / "home"), "DRILL_WORKSPACE": str(tmp / "ws"), "PYTHONUNBUFFERED": "1"}
+
+
+def bench_check(runs: int, tmp: Path, target: str) -> tuple[float, float]:
+    env = env_for(tmp)
+    drill = [PY, "-m", "drills"]
+
+    def one_check() -> float:
+        subprocess.run([*drill, "abandon"], env=env, capture_output=True)
+        subprocess.run([*drill, "start", target], env=env, capture_output=True, check=True)
+        shutil.copy(REFERENCE, tmp / "ws" / f"{target}.py")
+        return timed([*drill, "check"], env)
+
+    marker = target.replace("-", "_")
+    live = [PY, "-m", "pytest", "grader", "-q", "-p", "no:cacheprovider", "-m", marker, "--oracle", "live"]
+    times = interleaved(runs, check=one_check, pytest=lambda: timed(live, dict(os.environ)))
+    return median(times["check"]), median(times["pytest"])
+
+
+def bench_watch(saves: int, tmp: Path, target: str) -> list[float]:
+    """Save a failing file ``saves`` times; time each save to the verdict printed by drill watch."""
+    env = env_for(tmp)
+    drill = [PY, "-m", "drills"]
+    subprocess.run([*drill, "abandon"], env=env, capture_output=True)
+    subprocess.run([*drill, "start", target], env=env, capture_output=True, check=True)
+    path = tmp / "ws" / f"{target}.py"
+    stub = path.read_text()
+    proc = subprocess.Popen([*drill, "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    verdicts: list[float] = []
+    event = threading.Event()
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "graded" in line and "after each save" in line:
+                verdicts.append(time.perf_counter())
+                event.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    try:
+        event.wait(30)  # the first grading, at start
+        latencies = []
+        for i in range(saves):
+            event.clear()
+            time.sleep(0.3)  # a user does not save twice within the debounce window
+            saved = time.perf_counter()
+            path.write_text(stub + f"\n# save {i}\n")
+            if not event.wait(30):
+                raise RuntimeError("drill watch gave no verdict within 30 s")
+            latencies.append(verdicts[-1] - saved)
+        return latencies
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def bench_list(runs: int, tmp: Path) -> tuple[float, float]:
+    env = env_for(tmp)
+    times = interleaved(
+        runs,
+        drill=lambda: timed([PY, "-m", "drills", "list"], env),
+        baseline=lambda: timed([PY, "-c", "import typer, rich"], env),
+    )
+    return median(times["drill"]), median(times["baseline"])
+
+
+def bench_full(runs: int) -> float:
+    command = [PY, "-m", "pytest", "grader", "-q", "-p", "no:cacheprovider"]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return median([timed(command, env) for _ in range(runs)])
+
+
+def row(name: str, figure: str, goal: str, ok: bool, detail: str) -> None:
+    print(f"{name:<44} {figure:>10}   goal {goal:<10} {'met' if ok else 'MISSED':<7} {detail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--target", default="unbroadcast", help="the target for (a) and (b)")
+    args = parser.parse_args()
+    runs = 3 if args.quick else 7
+    saves = 8 if args.quick else 20
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {runs} interleaved runs\n")
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        check, pytest_live = bench_check(runs, tmp, args.target)
+        row(f"(a) drill check {args.target} / pytest live", f"{check / pytest_live:.2f}", "<= 0.2",
+            check / pytest_live <= 0.2, f"{check * 1000:.0f} ms vs {pytest_live * 1000:.0f} ms")
+        lat = bench_watch(saves, tmp, args.target)
+        p50, p95 = percentile(lat, 0.5), percentile(lat, 0.95)
+        row(f"(b) drill watch save->verdict p50 ({len(lat)} saves)", f"{p50 * 1000:.0f} ms", "<= 150 ms",
+            p50 <= 0.150, f"min {min(lat) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms")
+        row("(b) drill watch save->verdict p95", f"{p95 * 1000:.0f} ms", "<= 300 ms", p95 <= 0.300, "")
+        drill_list, baseline = bench_list(runs * 2, tmp)
+        row("(c) drill list / import typer, rich", f"{drill_list / baseline:.2f}", "<= 2.0", drill_list / baseline <= 2.0,
+            f"{drill_list * 1000:.0f} ms vs {baseline * 1000:.0f} ms")
+        full = bench_full(max(2, runs // 2))
+        row("(d) full grader run on the reference", f"{full:.2f} s", "<= 10 s", full <= 10.0,
+            f"python -m pytest grader, recorded oracle, {os.cpu_count()} cores")
+    memory = ROOT / "benchmarks" / "memory.py"
+    if memory.exists():
+        subprocess.run([PY, str(memory)], cwd=ROOT, check=False)
+
+
+if __name__ == "__main__":
+    main()
