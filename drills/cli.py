@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from drills import clock as clocks
@@ -158,9 +159,9 @@ def start(
     if len(symbols) > 6:
         listed = f"all {len(symbols)} functions of the engine"
     verb = "is" if len(symbols) == 1 else "are"
-    out.print(f" Wrote [bold]{path}[/]: {listed} {verb} blank; everything else is the reference.")
+    out.print(f" Wrote [bold]{escape(path)}[/]: {listed} {verb} blank; everything else is the reference.")
     if started.archived:
-        out.print(f" Your previous file was archived to {display(started.archived)}.")
+        out.print(f" Your previous file was archived to {escape(display(started.archived))}.")
     best = "none yet" if started.best is None else format_time(started.best)
     out.print(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best: {best}.")
     if target == "full":
@@ -250,11 +251,11 @@ def status() -> None:
         state = " (paused)" if attempt.paused else ""
         out.print(
             f" [bold]{attempt.target}[/]  {format_time(elapsed)}{state}  target {format_time(target_time(attempt.target))}"
-            f"   {display(attempt.file)}"
+            f"   {escape(display(attempt.file))}"
         )
         for target, state_name, detail in status_lines(store, attempt):
             mark = {"passed": "[green]✓[/]", "failing": "[red]✗[/]"}.get(state_name, "·")
-            out.print(f"   {mark} {target:<14} {state_name:<11} {detail}", highlight=False)
+            out.print(f"   {mark} {target:<14} {state_name:<11} {escape(detail)}", highlight=False)
         out.print(next_step("drill resume" if attempt.paused else "drill watch"))
 
 
@@ -290,7 +291,7 @@ def abandon() -> None:
 
     with history() as store:
         attempt = abandon_attempt(store, CLOCK)
-    where = f" Your file is archived at {display(Path(attempt.archive))}." if attempt.archive else ""
+    where = f" Your file is archived at {escape(display(Path(attempt.archive)))}." if attempt.archive else ""
     out.print(f" Abandoned {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}.{where}")
     out.print(f" Start again: [bold cyan]drill start {attempt.target}[/]")
 

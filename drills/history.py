@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     graded_at REAL NOT NULL,
     elapsed REAL,
     sha256 TEXT NOT NULL,
-    source TEXT NOT NULL,                  -- the file as graded
+    source BLOB NOT NULL,                  -- the file as graded, byte for byte
     result TEXT NOT NULL,                  -- drill grade --json, with failure messages
     passed INTEGER NOT NULL
 );
@@ -105,6 +105,11 @@ class Submission:
     passed: bool
 
 
+def _text(source: bytes | str) -> str:
+    """A stored source as text; bytes that are not UTF-8 survive as surrogates (surrogateescape)."""
+    return source if isinstance(source, str) else source.decode("utf-8", "surrogateescape")
+
+
 class History:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -138,7 +143,7 @@ class History:
         splits = {
             r["target"]: r["elapsed"]
             for r in self.db.execute(
-                "SELECT target, elapsed FROM splits WHERE attempt_id = ? ORDER BY elapsed", (row["id"],)
+                "SELECT target, elapsed FROM splits WHERE attempt_id = ? ORDER BY elapsed, rowid", (row["id"],)
             )
         }
         return Attempt(
@@ -198,15 +203,20 @@ class History:
         return self.get(attempt.id)
 
     def finish(self, attempt: Attempt, outcome: str, now: float, archive: str | None = None) -> Attempt:
-        """End the attempt; a paused clock stays stopped at its pause."""
+        """End the attempt if it is still in progress; a paused clock stays stopped at its pause.
+
+        An attempt already ended (say, abandoned in another terminal while this one graded) keeps
+        its ending: the first to end it wins.
+        """
         with self.transaction() as db:
-            row = db.execute("SELECT paused_at FROM attempts WHERE id = ?", (attempt.id,)).fetchone()
-            end = row["paused_at"] if row["paused_at"] is not None else now
-            db.execute(
-                "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL, "
-                "paused_total = paused_total + (? - COALESCE(paused_at, ?)) WHERE id = ?",
-                (end, outcome, archive, end, end, attempt.id),
-            )
+            row = db.execute("SELECT paused_at, outcome FROM attempts WHERE id = ?", (attempt.id,)).fetchone()
+            if row["outcome"] is None:
+                end = row["paused_at"] if row["paused_at"] is not None else now
+                db.execute(
+                    "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL, "
+                    "paused_total = paused_total + (? - COALESCE(paused_at, ?)) WHERE id = ? AND outcome IS NULL",
+                    (end, outcome, archive, end, end, attempt.id),
+                )
         return self.get(attempt.id)
 
     def mark_assisted(self, attempt: Attempt) -> None:
@@ -222,6 +232,7 @@ class History:
     def add_submission(
         self, attempt: Attempt | None, now: float, elapsed: float | None, source: str, result: str, passed: bool
     ) -> int:
+        raw = source.encode("utf-8", "surrogateescape")  # a file that is not UTF-8 is kept as it is
         cursor = self.db.execute(
             "INSERT INTO submissions (attempt_id, graded_at, elapsed, sha256, source, result, passed) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -229,8 +240,8 @@ class History:
                 attempt.id if attempt else None,
                 now,
                 elapsed,
-                hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest(),
-                source,
+                hashlib.sha256(raw).hexdigest(),
+                raw,
                 result,
                 int(passed),
             ),
@@ -244,7 +255,13 @@ class History:
         ).fetchall()
         return [
             Submission(
-                r["id"], r["attempt_id"], r["graded_at"], r["elapsed"], r["source"], r["result"], bool(r["passed"])
+                r["id"],
+                r["attempt_id"],
+                r["graded_at"],
+                r["elapsed"],
+                _text(r["source"]),
+                r["result"],
+                bool(r["passed"]),
             )
             for r in rows
         ]

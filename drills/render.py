@@ -103,12 +103,15 @@ def scoreboard(board: Scoreboard) -> RenderableType:
     ]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in board.rows:
+        best = Text(t(row.best))
+        if row.new_best and board.total is not None:
+            best.append(" ★", style="yellow")  # a best split of the full drill
         table.add_row(
             row.target,
             format_time(row.target_time),
             t(row.time),
             delta(row.delta),
-            t(row.best),
+            best,
             str(row.attempts),
             "yes" if row.assisted else "no",
         )
@@ -202,8 +205,10 @@ def comparison(c: Comparison) -> RenderableType:
     from rich.syntax import Syntax  # pygments: only when a comparison is drawn
 
     parts: list[RenderableType] = []
-    if c.peeked:
+    if c.marked_assisted:
         parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))
+    elif c.peeked:
+        parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
     for symbol, ours, reference in c.pairs:
         table = Table(title=Text(symbol, style="bold"), expand=True, show_lines=False)
         table.add_column(f"yours ({c.source_label})", ratio=1)

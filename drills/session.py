@@ -128,7 +128,7 @@ def check(
         raise DrillError(f"the clock of {attempt.target} is paused: run  drill resume  to grade again")
     if not attempt.file.exists():
         raise DrillError(f"{display(attempt.file)} is gone: recreate it, or end the attempt with  drill abandon")
-    source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")
+    source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     try:
@@ -139,6 +139,9 @@ def check(
         raise DrillError(str(exc)) from None
     record = {**result.to_json(), "failures": {t.target: list(t.failures[:3]) for t in result.targets}}
     history.add_submission(attempt, when, elapsed, source, json.dumps(record), result.passed)
+    attempt = history.get(attempt.id)
+    if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
+        return Checked(attempt, result, elapsed, ())
     newly = tuple(t.target for t in result.targets if t.passed and t.target not in attempt.splits)
     for target in newly:
         history.add_split(attempt, target, elapsed)
@@ -199,7 +202,8 @@ class Scoreboard:
 
     @property
     def new_best(self) -> bool:
-        return any(r.new_best for r in self.rows) or bool(self.total and self.total.new_best)
+        """A new record for the attempt as a whole (for the full drill, its total; best splits are marked per row)."""
+        return self.total.new_best if self.total is not None else any(r.new_best for r in self.rows)
 
 
 def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
@@ -362,6 +366,9 @@ class Comparison:
     pairs: tuple[tuple[str, str | None, str], ...]
     """(symbol, the user's code or None when missing, the reference's code)."""
     peeked: bool
+    """Shown before the target passed."""
+    marked_assisted: bool
+    """The peek marked the attempt in progress assisted."""
 
 
 def symbol_sources(source: str) -> dict[str, str]:
@@ -419,13 +426,14 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
             f"{target.id} has not passed yet, and comparing now would spoil the drill: "
             f"drill diff {target.id} --peek shows it and marks the attempt assisted; drill give-up ends it first"
         )
-    if not allowed and attempt.in_progress:
+    marked = not allowed and attempt.in_progress
+    if marked:
         history.mark_assisted(attempt)
     source, label = _latest_source(history, attempt)
     ours = symbol_sources(source)
     reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
     pairs = tuple((s, ours.get(s), reference[s]) for s in target.symbols)
-    return Comparison(target.id, label, pairs, peeked=not allowed)
+    return Comparison(target.id, label, pairs, peeked=not allowed, marked_assisted=marked)
 
 
 def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:
@@ -433,7 +441,8 @@ def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:
         return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
     submissions = history.submissions(attempt)
     if submissions:
-        return submissions[-1].source, f"{display(attempt.file)} as last graded"
+        readable = submissions[-1].source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return readable, f"{display(attempt.file)} as last graded"
     if attempt.archive and Path(attempt.archive).exists():
         return Path(attempt.archive).read_text(encoding="utf-8", errors="replace"), display(Path(attempt.archive))
     if attempt.file.exists():
