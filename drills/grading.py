@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -78,20 +79,39 @@ def test_files(targets: Sequence[Target]) -> list[str]:
     return [str(GRADER / f"test_{t.marker}.py") for t in targets]
 
 
-def pytest_args(file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto") -> list[str]:
+@dataclass(frozen=True)
+class Limits:
+    """What one grading may use. A test past ``test_seconds`` is stopped with a verdict naming the
+    user's line; a grading past ``check_seconds`` is killed; ``memory_mb`` caps the address space."""
+
+    test_seconds: float = 5.0
+    check_seconds: float = 120.0
+    memory_mb: int = 4096
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        """The defaults, or $DRILL_TEST_TIMEOUT, $DRILL_CHECK_TIMEOUT (seconds) and $DRILL_MEMORY_MB."""
+        default = cls()
+        return cls(
+            test_seconds=float(os.environ.get("DRILL_TEST_TIMEOUT", default.test_seconds)),
+            check_seconds=float(os.environ.get("DRILL_CHECK_TIMEOUT", default.check_seconds)),
+            memory_mb=int(os.environ.get("DRILL_MEMORY_MB", default.memory_mb)),
+        )
+TIMED_OUT = -1000
+"""The status a runner returns for a grading it had to kill."""
+
+
+def pytest_args(
+    file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto", limits: Limits | None = None
+) -> list[str]:
     """The arguments of ``python -m pytest`` that grade ``file`` on ``targets``."""
     marker = " or ".join(t.marker for t in targets)
+    limits = limits or Limits.from_env()
     return [
         *test_files(targets),
         *BASE_ARGS,
-        "--impl",
-        str(file),
-        "--oracle",
-        oracle,
-        "-m",
-        marker,
-        "--report-json",
-        str(report),
+        *("--impl", str(file), "--oracle", oracle, "-m", marker, "--report-json", str(report)),
+        *("--test-timeout", str(limits.test_seconds), "--memory-limit-mb", str(limits.memory_mb)),
     ]
 
 
@@ -101,22 +121,88 @@ def grading_env() -> dict[str, str]:
 
 
 class Runner(Protocol):
-    def __call__(self, args: list[str]) -> tuple[int, str]:
-        """Run pytest with ``args`` in a child; its exit status and the tail of its output."""
+    def __call__(self, args: list[str], timeout: float) -> tuple[int, str]:
+        """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT) and
+        the tail of its output."""
         ...
 
 
-def run_in_subprocess(args: list[str]) -> tuple[int, str]:
+def run_in_subprocess(args: list[str], timeout: float) -> tuple[int, str]:
     """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", *args],
         cwd=GRADER.parent,
         env=grading_env(),
-        capture_output=True,
-        text=True,
-        errors="replace",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: a timeout kills whatever the user's code started
     )
-    return proc.returncode, (proc.stdout + proc.stderr)[-2000:]
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+        status = proc.returncode
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        output, _ = proc.communicate()
+        status = TIMED_OUT
+    return status, output[-4000:].decode("utf-8", "replace")
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass
+class Report:
+    """What the grading child wrote before it ended (grader/conftest.py, Reporter)."""
+
+    collected: dict[str, list[str]] | None = None
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    running: str | None = None
+    finished: bool = False
+
+
+def read_report(path: Path) -> Report:
+    report = Report()
+    if not path.exists():
+        return report
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            break  # a line cut short by a crash: everything before it stands
+        kind = event.get("event")
+        if kind == "collected":
+            report.collected = event["tests"]
+        elif kind == "start":
+            report.running = event["nodeid"]
+        elif kind == "result":  # a failed setup or call outweighs a passed one
+            if event["nodeid"] not in report.results or event["outcome"] == "failed":
+                report.results[event["nodeid"]] = event
+        elif kind == "finished":
+            report.finished = True
+    return report
+
+
+def why_it_stopped(status: int, limits: Limits) -> str:
+    """The cause of a grading that ended before its tests did, for the user."""
+    if status == TIMED_OUT:
+        return f"the check took longer than {limits.check_seconds:g} s and was stopped"
+    if status < 0:
+        number = -status
+        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
+        if number == signal.SIGSEGV:
+            return "the interpreter crashed (segmentation fault): a bug in native code, or a stack overflow"
+        if number == signal.SIGKILL:
+            return "the process was killed (SIGKILL): out of memory?"
+        return f"the process died from {name}"
+    return (
+        f"the process ended with status {status} in the middle of the tests: "
+        "does your code call os._exit() or exit the interpreter?"
+    )
 
 
 def grade(
@@ -125,27 +211,49 @@ def grade(
     oracle: str = "auto",
     label: str | None = None,
     runner: Runner = run_in_subprocess,
+    limits: Limits | None = None,
 ) -> GradeResult:
-    """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had."""
+    """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had.
+
+    A verdict is had whenever the tests were collected: a solution that hangs, crashes or exits
+    the interpreter fails the test it was in (and the tests never run), with the cause.
+    """
     start = time.perf_counter()
+    limits = limits or Limits.from_env()
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
-        report = Path(tmp) / "report.json"
-        status, output = runner(pytest_args(file.resolve(), targets, report, oracle))
-        if status not in (0, 1) or not report.exists():
-            tail = output.strip().splitlines()[-5:]
-            raise GradeError(f"the grader stopped with exit status {status}: " + " / ".join(tail))
-        data = json.loads(report.read_text(encoding="utf-8"))
+        path = Path(tmp) / "report.jsonl"
+        status, output = runner(pytest_args(file.resolve(), targets, path, oracle, limits), limits.check_seconds)
+        report = read_report(path)
+    if report.collected is None:
+        tail = output.strip().splitlines()[-5:]
+        raise GradeError(f"the grader stopped before running any test (exit status {status}): " + " / ".join(tail))
+    stopped = None if report.finished else why_it_stopped(status, limits)
     return GradeResult(
         file=label if label is not None else str(file),
-        targets=tuple(_summarize(t.id, data) for t in targets),
+        targets=tuple(_summarize(t.id, report, stopped) for t in targets),
         seconds=time.perf_counter() - start,
     )
 
 
-def _summarize(target_id: str, data: dict[str, Any]) -> TargetResult:
-    tests = [nodeid for nodeid, owners in data["collected"].items() if target_id in owners]
-    failed: dict[str, str] = {}
-    for result in data["results"]:
-        if target_id in result["targets"] and result["outcome"] == "failed" and result["nodeid"] not in failed:
-            failed[result["nodeid"]] = result["message"]
-    return TargetResult(target=target_id, tests=len(tests), failed=len(failed), failures=tuple(failed.values()))
+def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetResult:
+    """A target's verdict. A test with no result was not run (the check stopped first): it counts as
+    failed, and the test that was running when the process died gets the cause as its message."""
+    assert report.collected is not None
+    tests = [nodeid for nodeid, owners in report.collected.items() if target_id in owners]
+    failures: dict[str, str] = {}
+    unrun = 0
+    for nodeid in tests:
+        result = report.results.get(nodeid)
+        if result is not None:
+            if result["outcome"] == "failed":
+                failures[nodeid] = result["message"]
+        elif stopped is not None and nodeid == report.running:
+            failures[nodeid] = f"{nodeid.split('::')[-1]}: {stopped}"
+        else:
+            unrun += 1
+    messages = list(failures.values())
+    if stopped is not None and report.running in failures:
+        messages.insert(0, messages.pop(list(failures).index(report.running)))  # the cause first
+    if unrun:
+        messages.append(f"{unrun} tests were not run: the check stopped before them")
+    return TargetResult(target=target_id, tests=len(tests), failed=len(failures) + unrun, failures=tuple(messages))

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import threading
+import time
 from typing import IO
 
-from drills.grading import GRADER, grading_env
+from drills.grading import GRADER, TIMED_OUT, grading_env, kill_group
 
 
 def _preload() -> None:
@@ -32,16 +34,18 @@ def _preload() -> None:
         importlib.import_module(f"grader.{path.stem}")
 
 
-def _grade_in_fork(args: list[str]) -> tuple[int, str]:
+def _grade_in_fork(args: list[str], timeout: float) -> tuple[int, str]:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the grandchild: the user's code runs here, and only here
         code = 3
         try:
+            os.setpgid(0, 0)  # its own group: a timeout kills whatever the user's code started
             os.close(read_end)
-            devnull = os.open(os.devnull, os.O_WRONLY)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
             os.dup2(write_end, 1)
-            os.dup2(devnull, 2)
+            os.dup2(write_end, 2)
             import pytest
 
             code = int(pytest.main(args))
@@ -49,12 +53,26 @@ def _grade_in_fork(args: list[str]) -> tuple[int, str]:
         finally:
             os._exit(code)
     os.close(write_end)
-    chunks = []
-    with os.fdopen(read_end, "rb") as pipe:
-        while chunk := pipe.read(65536):
-            chunks.append(chunk[-4000:])
+    deadline = time.monotonic() + timeout
+    tail = b""
+    timed_out = False
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                kill_group(pid)
+                break
+            ready, _, _ = select.select([pipe], [], [], left)
+            if ready:
+                chunk = pipe.read(65536)
+                if not chunk:
+                    break
+                tail = (tail + chunk)[-4000:]
     _, status = os.waitpid(pid, 0)
-    output = b"".join(chunks)[-4000:].decode("utf-8", "replace")
+    output = tail.decode("utf-8", "replace")
+    if timed_out:
+        return TIMED_OUT, output
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status), output
     return os.WEXITSTATUS(status), output
@@ -66,7 +84,7 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
     stdout.flush()
     for line in stdin:
         request = json.loads(line)
-        status, output = _grade_in_fork(request["args"])
+        status, output = _grade_in_fork(request["args"], float(request["timeout"]))
         stdout.write(json.dumps({"status": status, "output": output}) + "\n")
         stdout.flush()
 
@@ -92,14 +110,14 @@ class WarmRunner:
         if not ready:
             raise RuntimeError("the grading worker did not start")
 
-    def __call__(self, args: list[str]) -> tuple[int, str]:
+    def __call__(self, args: list[str], timeout: float) -> tuple[int, str]:
         with self.lock:
             for _ in range(2):
                 if self.proc is None or self.proc.poll() is not None:
                     self.start()
                 assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
                 try:
-                    self.proc.stdin.write(json.dumps({"args": args}) + "\n")
+                    self.proc.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
                     self.proc.stdin.flush()
                     line = self.proc.stdout.readline()
                 except BrokenPipeError:

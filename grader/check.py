@@ -29,6 +29,16 @@ class GradeFailure(AssertionError):
     """A verdict on the user's code, with a message written for the user."""
 
 
+class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
+    """Raised into the user's code when a test runs past its time limit.
+
+    A BaseException, so that a solution's ``except Exception`` cannot swallow it.
+    """
+
+    __test__ = False  # not a pytest test class
+    limit: float = 0.0
+
+
 # ------------------------------------------------------------------------------ comparison
 
 
@@ -161,6 +171,11 @@ class Blame:
                 text += f"; fix {culprit} first"
             if isinstance(exc, RecursionError):
                 text += " (recursion too deep: use an explicit stack instead of recursion)"
+            if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), ModuleType):
+                text = f"your file defines no {exc.name} (SPEC §2 lists what a solution defines)"
+        if isinstance(exc, TestTimeout):
+            stopped = f" in {named}" if frames else ""
+            text = f"took longer than {exc.limit:g} s and was stopped{stopped}: an infinite loop?"
         lines = [text]
         for qualname, lineno, filename in frames[-3:] if not isinstance(exc, RecursionError) else frames[-1:]:
             source = linecache.getline(filename, lineno).strip()
@@ -215,8 +230,10 @@ class Grading:
             yield
         except GradeFailure:
             raise
-        except (Exception, SystemExit) as exc:
-            raise self.fail(symbol, self.blame.describe(exc, symbol), hint) from None
+        except (Exception, SystemExit, TestTimeout) as exc:
+            # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
+            quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
+            raise self.fail(symbol, self.blame.describe(exc, symbol), None if quiet else hint) from None
 
     def expect(
         self,

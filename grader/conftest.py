@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import gc
-import importlib.util
 import json
-import os
-import sys
-import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +14,9 @@ import numpy as np
 import pytest
 
 from drills.catalog import load_catalog
-from grader.check import Blame, GradeFailure, Grading
+from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
+from grader.sandbox import cap_memory, load_solution, time_limit
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
 CATALOG = load_catalog()
@@ -38,6 +35,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--oracle-file", default=str(RECORDING), help="the recorded oracle (.npz)")
     group.addoption("--report-json", default=None, help="write each test's target, outcome and message here")
+    group.addoption("--test-timeout", type=float, default=5.0, help="seconds one test may take (0: no limit)")
+    group.addoption("--memory-limit-mb", type=int, default=0, help="cap the address space of the grading (0: none)")
     group.addoption("--grader-tracebacks", action="store_true", help="show pytest's tracebacks (grader development)")
 
 
@@ -48,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(200_000, 100, 100)
     for target in CATALOG.targets:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
+    cap_memory(config.getoption("memory_limit_mb"))
     if config.getoption("report_json"):
         config.pluginmanager.register(Reporter(Path(config.getoption("report_json")).resolve()), "drill-reporter")
 
@@ -73,24 +73,9 @@ def _blame(pytestconfig: pytest.Config) -> Blame:
 
 
 @pytest.fixture(scope="session")
-def _impl(_blame: Blame) -> ModuleType | GradeFailure:
-    """The engine under test, imported once by path; an import failure becomes every test's verdict."""
-    path = _blame.impl_path
-    if not path.is_file():
-        return GradeFailure(f"{path} does not exist")
-    spec = importlib.util.spec_from_file_location("drill_solution", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["drill_solution"] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
-        text = f"\n    {exc.text.rstrip()}" if exc.text else ""
-        return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
-    except (Exception, SystemExit) as exc:
-        return GradeFailure(f"could not import {path.name}: {_blame.describe(exc, 'the module')}")
-    return module
+def _impl(_blame: Blame, pytestconfig: pytest.Config) -> ModuleType | GradeFailure:
+    """The engine under test, imported once by path; a failure to import becomes every test's verdict."""
+    return load_solution(_blame.impl_path, _blame, pytestconfig.getoption("test_timeout"))
 
 
 @pytest.fixture(scope="session")
@@ -125,10 +110,41 @@ def grade(request: pytest.FixtureRequest, _impl: ModuleType | GradeFailure, _ora
 # ------------------------------------------------------------------------------ reporting
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    stopped = [f"{t} ({_TIMED_OUT[t]})" for t in _targets_of(item) if t in _TIMED_OUT]
+    if stopped:
+        raise GradeFailure(f"not run: an earlier test of {', '.join(stopped)} ran past its time limit")
+    with time_limit(item.config.getoption("test_timeout")):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with time_limit(item.config.getoption("test_timeout")):
+        return (yield)
+
+
+_TIMED_OUT: dict[str, str] = {}
+"""Targets in which a test ran past its time limit, and that test's name."""
+
+
+def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[None]) -> None:
+    """After a test hits its time limit, its target's other tests are not run: they would most
+    likely hang the same way, each for the whole limit. Other targets still run."""
+    if call.excinfo is not None and isinstance(node, pytest.Item) and _timed_out(call.excinfo.value):
+        for target in _targets_of(node):
+            _TIMED_OUT.setdefault(target, node.name)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc, TestTimeout) or (isinstance(exc, GradeFailure) and "and was stopped" in str(exc))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
     """A verdict's message is the whole report: no traceback into the grader (and no time spent making one)."""
-    if call.excinfo is None or not isinstance(call.excinfo.value, GradeFailure):
+    if call.excinfo is None or not isinstance(call.excinfo.value, (GradeFailure, TestTimeout)):
         return None
     if item.config.getoption("grader_tracebacks"):
         return None
@@ -137,7 +153,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         location=item.location,
         keywords=dict.fromkeys(item.keywords, 1),
         outcome="failed",
-        longrepr=str(call.excinfo.value),
+        longrepr=_verdict(item, call.excinfo.value),
         when=call.when,
         sections=[],
         duration=call.duration,
@@ -147,22 +163,41 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     )
 
 
+def _verdict(item: pytest.Item, exc: BaseException) -> str:
+    if isinstance(exc, TestTimeout):  # stopped outside the user's code, in the grader's own work
+        return f"{item.name}: took longer than {exc.limit:g} s and was stopped"
+    return str(exc)
+
+
 class Reporter:
-    """Writes each test's targets, outcome and message as JSON for ``drill`` to read (``--report-json``)."""
+    """Writes the grading as JSON lines for ``drill`` to read (``--report-json``), one event at a time.
+
+    Each line is flushed as it happens, so that when the user's code kills the process (os._exit,
+    a segfault, the time or memory limit) the parent still knows what was collected, what
+    passed, and which test was running.
+    """
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.file = path.open("w", encoding="utf-8")
         self.targets: dict[str, list[str]] = {}
-        self.results: list[dict[str, Any]] = []
+
+    def _write(self, event: dict[str, Any]) -> None:
+        self.file.write(json.dumps(event) + "\n")
+        self.file.flush()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.targets = {item.nodeid: _targets_of(item) for item in session.items}
+        self._write({"event": "collected", "tests": self.targets})
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self._write({"event": "start", "nodeid": nodeid})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" and not report.failed:
             return
-        self.results.append(
+        self._write(
             {
+                "event": "result",
                 "nodeid": report.nodeid,
                 "targets": self.targets.get(report.nodeid, []),
                 "outcome": report.outcome,
@@ -172,8 +207,5 @@ class Reporter:
         )
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        payload = {"collected": self.targets, "results": self.results}
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".json.tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(payload, f)
-        os.replace(tmp, self.path)
+        self._write({"event": "finished"})
+        self.file.close()

@@ -1,12 +1,12 @@
 """The catalog proves itself, as rustlings' `dev check` does: ids, symbols, markers and tests agree."""
 
 import ast
-import json
 import re
 
 import pytest
 
 from drills.catalog import UnknownTarget, format_time, parse_time
+from drills.grading import read_report
 from drills.stubs import find_functions
 from tests.conftest import CATALOG, REFERENCE, run_grader
 
@@ -96,14 +96,17 @@ def _collected(*args):
 @pytest.fixture(scope="module")
 def targets_of(tmp_path_factory):
     """Every grader test's node id, with the targets its markers give it (one collection, via --report-json)."""
-    report = tmp_path_factory.mktemp("collect") / "report.json"
+    report = tmp_path_factory.mktemp("collect") / "report.jsonl"
     proc = run_grader("--collect-only", "--report-json", str(report))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(report.read_text())["collected"]
+    return read_report(report).collected
 
 
 def test_every_grader_test_belongs_to_exactly_one_target(targets_of):
     assert len(targets_of) > 300
+    for nodeid, (target,) in ((n, t) for n, t in targets_of.items() if len(t) == 1):
+        marker = CATALOG.get(target).marker
+        assert nodeid.startswith(f"test_{marker}.py::"), f"{nodeid}: a target's tests live in test_{marker}.py"
     assert all(len(targets) == 1 for targets in targets_of.values()), [n for n, t in targets_of.items() if len(t) != 1]
 
 

@@ -1,0 +1,135 @@
+"""Running the user's code under limits: a time limit per test, a memory cap, no forbidden imports.
+
+The grading process is already a child of the CLI; these limits keep one bad solution from
+hanging it, exhausting the machine, or grading torch's gradients instead of the user's.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.util
+import resource
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType, ModuleType
+
+from grader.check import Blame, GradeFailure, TestTimeout
+
+MODULE_NAME = "drill_solution"
+FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "autograd", "micrograd", "tinygrad"}
+"""Packages a solution may not use: the drill is to write the gradients, with NumPy only."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise TestTimeout in whatever runs after ``seconds`` (wall clock); 0 means no limit."""
+    if seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        stop = TestTimeout()
+        stop.limit = seconds
+        raise stop
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def cap_memory(megabytes: int) -> None:
+    """Cap this process's address space: a huge allocation raises MemoryError instead of swapping."""
+    if megabytes <= 0:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def forbidden_imports(source: bytes, filename: str) -> str | None:
+    """The first import of a forbidden package in ``source``, as a message; None if there is none."""
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return None  # importing it will report the syntax error
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN:
+                return f"{Path(filename).name}:{node.lineno} imports {name}"
+    return None
+
+
+class ForbiddenImports(importlib.abc.MetaPathFinder):
+    """Refuses a forbidden package to an import made from the solution's own code, at any time."""
+
+    def __init__(self, path: Path) -> None:
+        self.filename = str(path)
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.split(".")[0] not in FORBIDDEN:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                raise ImportError(f"refused: the solution imports {name}; the drill is to write the gradients yourself")
+            frame = frame.f_back  # type: ignore[assignment]
+        return None
+
+
+def _smuggled(module: ModuleType) -> str | None:
+    """A forbidden package reached at run time (importlib, __import__): a module or function in its globals."""
+    for name, value in vars(module).items():
+        owner = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+        if isinstance(owner, str) and owner.split(".")[0] in FORBIDDEN:
+            return f"its global {name!r} comes from {owner}"
+    return None
+
+
+def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
+    """Import the user's file by path, or the verdict that explains why it cannot be graded."""
+    if not path.is_file():
+        return GradeFailure(f"{path} does not exist")
+    source = path.read_bytes()
+    if not source.strip():
+        return GradeFailure(f"{path.name} is empty: it should define unbroadcast, Tensor, _topological_order and cross_entropy")
+    refusal = forbidden_imports(source, str(path))
+    if refusal:
+        return GradeFailure(
+            f"refused: {refusal}. The drill is to write the gradients yourself, with NumPy only "
+            "(no torch, no reference, no autograd library)"
+        )
+    sys.meta_path.insert(0, ForbiddenImports(path))
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[MODULE_NAME] = module
+    try:
+        with time_limit(seconds):
+            spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        if "codec can't decode" in str(exc) or "utf-8" in str(exc.msg).lower():
+            return GradeFailure(f"could not import {path.name}: it is not UTF-8 text ({exc.msg})")
+        where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
+        text = f"\n    {exc.text.rstrip()}" if exc.text else ""
+        return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
+    except (Exception, SystemExit, TestTimeout) as exc:
+        return GradeFailure(f"could not import {path.name}: {blame.describe(exc, 'the module')}")
+    smuggled = _smuggled(module)
+    if smuggled:
+        return GradeFailure(f"refused: {path.name} uses a forbidden package ({smuggled}). The drill is to write "
+                            "the gradients yourself, with NumPy only")
+    return module
