@@ -1,0 +1,259 @@
+"""Broken, hostile and unlucky: every case of issue 5 gets a clear verdict, a clean exit, and leaves
+the timer and the history intact. Solutions are graded in real child processes, as users run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from drills.stubs import stub_for
+from tests.conftest import REFERENCE, ROOT
+
+SOURCE = REFERENCE.read_text(encoding="utf-8")
+UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
+EXP_BODY = '        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")\n'
+FAST_LIMITS = {"DRILL_TEST_TIMEOUT": "1.5", "DRILL_CHECK_TIMEOUT": "60"}
+
+
+def in_unbroadcast(code: str) -> str:
+    assert SOURCE.count(UNBROADCAST_BODY) == 1
+    return SOURCE.replace(UNBROADCAST_BODY, UNBROADCAST_BODY + "".join(f"    {line}\n" for line in code.splitlines()))
+
+
+def in_exp(code: str) -> str:
+    assert SOURCE.count(EXP_BODY) == 1
+    return SOURCE.replace(EXP_BODY, "".join(f"        {line}\n" for line in code.splitlines()) + EXP_BODY)
+
+
+# A correct unbroadcast that then vandalizes the array it was given: the expected values must not
+# suffer (the grader hands out copies); only the test that checks the input is left alone fails.
+MUTATES = SOURCE.replace(UNBROADCAST_BODY, "    original = grad\n" + UNBROADCAST_BODY, 1).replace(
+    "    return grad.reshape(shape)\n",
+    "    result = grad.reshape(shape).copy()\n"
+    "    if isinstance(original, np.ndarray) and original.ndim:\n"
+    "        original[...] = np.nan\n"
+    "    return result\n",
+    1,
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    source: str | bytes
+    target: str
+    says: tuple[str, ...]
+    """What the verdict must say (each, in the human report)."""
+    passes: bool = False
+
+
+CASES = [
+    Case(
+        "syntax-error",
+        SOURCE.replace("def _reduced_axes(", "def _reduced_axes(:\ndef x(", 1),
+        "unbroadcast",
+        ("SyntaxError at solution.py:",),
+    ),
+    Case(
+        "import-error",
+        SOURCE.replace("import numpy as np\n", "import numpy as np\nimport no_such_module_for_drill\n", 1),
+        "unbroadcast",
+        ("could not import", "ModuleNotFoundError", "no_such_module_for_drill"),
+    ),
+    Case("not-implemented", stub_for(["unbroadcast"], "target unbroadcast"), "unbroadcast", ("not written yet",)),
+    Case(
+        "infinite-loop",
+        in_unbroadcast("while True:\n    pass"),
+        "unbroadcast",
+        ("was stopped in unbroadcast", "an infinite loop?", "solution.py:"),
+    ),
+    Case(
+        "unbounded-recursion",
+        in_unbroadcast("return unbroadcast(grad, shape)"),
+        "unbroadcast",
+        ("RecursionError", "explicit stack"),
+    ),
+    Case(
+        "sys-exit-at-import", SOURCE + "\nimport sys\nsys.exit(3)\n", "unbroadcast", ("could not import", "SystemExit")
+    ),
+    Case("sys-exit-in-an-op", in_exp("import sys\nsys.exit(0)"), "unary", ("Tensor.exp", "SystemExit")),
+    Case("os-exit-at-import", SOURCE + "\nimport os\nos._exit(0)\n", "unbroadcast", ("os._exit",)),
+    Case("os-exit-in-an-op", in_exp("import os\nos._exit(1)"), "unary", ("os._exit",)),
+    Case("segfault", in_unbroadcast("import ctypes\nctypes.string_at(0)"), "unbroadcast", ("segmentation fault",)),
+    Case("allocates-100-gb", in_unbroadcast("np.ones(int(100e9 / 8))"), "unbroadcast", ("MemoryError",)),
+    Case(
+        "prints-10-mb-per-test",
+        in_unbroadcast("print('x' * 10_000_000)"),
+        "unbroadcast",
+        ("16 tests passed",),
+        passes=True,
+    ),
+    Case(
+        "mutates-its-inputs",
+        MUTATES,
+        "unbroadcast",
+        ("1 of 16 tests failed", "not in place"),
+    ),
+    Case("empty-file", "", "unbroadcast", ("is empty",)),
+    Case(
+        "not-utf8",
+        SOURCE.encode().replace(b"micrograd grown", "microgrâd grown".encode("latin-1"), 1),
+        "unbroadcast",
+        ("not UTF-8",),
+    ),
+    Case("imports-torch", "import torch\n" + SOURCE, "unbroadcast", ("refused", "imports torch")),
+    Case(
+        "imports-the-reference",
+        SOURCE.replace("import numpy as np\n", "import numpy as np\nfrom reference.engine import Tensor as T\n", 1),
+        "unbroadcast",
+        ("refused", "reference.engine"),
+    ),
+    Case(
+        "imports-torch-at-run-time",
+        in_unbroadcast("import importlib\nimportlib.import_module('torch')"),
+        "unbroadcast",
+        ("refused", "torch"),
+    ),
+]
+
+
+def write(path: Path, source: str | bytes) -> None:
+    path.write_bytes(source if isinstance(source, bytes) else source.encode("utf-8"))
+
+
+def drill(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "drills", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **FAST_LIMITS, **(env or {})},
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
+    path = tmp_path / "solution.py"
+    write(path, case.source)
+    human = drill("grade", str(path), "-t", case.target)
+    assert human.returncode == (0 if case.passes else 1), human.stdout + human.stderr
+    assert "Traceback" not in human.stdout + human.stderr
+    text = " ".join(human.stdout.split())
+    for phrase in case.says:
+        assert phrase in text, f"{phrase!r} not in:\n{human.stdout}"
+    as_json = drill("grade", str(path), "-t", case.target, "--json")
+    assert as_json.returncode == human.returncode
+    verdict = json.loads(as_json.stdout)  # the JSON object, in every case
+    assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
+
+
+@pytest.mark.parametrize("case_id", ["infinite-loop", "os-exit-in-an-op", "segfault"])
+def test_a_drill_survives_it(case_id, tmp_path):
+    case = next(c for c in CASES if c.id == case_id)
+    assert drill("start", case.target).returncode == 0
+    path = tmp_path / "solutions" / f"{case.target}.py"
+    write(path, case.source)
+    checked = drill("check")
+    assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
+    status = drill("status")
+    assert status.returncode == 0 and case.target in status.stdout and "failing" in status.stdout
+    with sqlite3.connect(tmp_path / "drill-home" / "history.sqlite3") as db:
+        (outcome,) = db.execute("SELECT outcome FROM attempts").fetchone()
+        (source,) = db.execute("SELECT source FROM submissions").fetchone()
+    assert outcome is None  # still in progress: the timer runs on
+    assert bytes(source) == path.read_bytes()  # the graded version is kept
+
+
+def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
+    """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete."""
+    rng = random.Random(5)
+    db_path = tmp_path / "drill-home" / "history.sqlite3"
+    path = tmp_path / "solutions" / "unbroadcast.py"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    kept: dict[int, str] = {}
+    attempts: set[int] = set()
+    for i in range(30):
+        if drill("status").returncode != 0:
+            assert drill("start", "unbroadcast").returncode == 0
+        write(path, in_unbroadcast(f"x = {i}") if i % 3 else stub_for(["unbroadcast"], "unbroadcast"))
+        command = rng.choice(["check", "watch"])
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "drills", command],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        if command == "watch":
+            time.sleep(rng.uniform(0.2, 1.0))
+            write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
+        time.sleep(rng.uniform(0.0, 1.5))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        with sqlite3.connect(db_path, timeout=10) as db:
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            rows = dict(db.execute("SELECT id, sha256 FROM submissions").fetchall())
+            ids = {r[0] for r in db.execute("SELECT id FROM attempts")}
+        assert all(rows.get(k) == v for k, v in kept.items()), "a graded version recorded before a kill is gone"
+        assert attempts <= ids, "an attempt recorded before a kill is gone"
+        kept, attempts = rows, ids
+    assert kept, "no grading finished in 30 runs: the kills came too early to test anything"
+
+
+# ---------------------------------------------------------------------------- bad input at the command line
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["start", "unbroadcst"], "Did you mean 'unbroadcast'"),
+        (["start", "unbroadcast", "--bogus"], "No such option"),
+        (["check"], "no attempt in progress"),
+        (["diff", "softmax"], "never attempted softmax"),
+        (["hint", "nope"], "unknown target"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, says):
+    proc = drill(*args)
+    assert proc.returncode == 2
+    assert says in " ".join((proc.stdout + proc.stderr).split())
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_start_while_in_progress_is_refused():
+    assert drill("start", "arith").returncode == 0
+    proc = drill("start", "unary")
+    assert proc.returncode == 2 and "in progress" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_corrupt_history_is_moved_aside_and_the_user_told(tmp_path):
+    home = tmp_path / "drill-home"
+    home.mkdir(parents=True)
+    (home / "history.sqlite3").write_bytes(b"this is not a database" * 100)
+    proc = drill("list")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "could not be read" in proc.stderr and "moved to" in proc.stderr
+    backups = list(home.glob("history.sqlite3.corrupt-*"))
+    assert len(backups) == 1 and backups[0].read_bytes().startswith(b"this is not a database")
+    assert drill("start", "unbroadcast").returncode == 0  # and the new history works
+
+
+def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the workspace should be")
+    proc = drill("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
+    assert proc.returncode == 2 and "cannot write to the workspace" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert drill("status").returncode == 2  # no attempt was started
