@@ -44,32 +44,47 @@ class Target:
     """One line for ``drill list``."""
     hints: tuple[str, ...]
     """Progressive hints, one more per ``drill hint``."""
+    extension: bool = False
+    """Beyond the six core targets: not in ``full``, graded only when named."""
+    time_reasoning: str = ""
+    """Why the target time is what it is (extension targets)."""
 
 
 @dataclass(frozen=True)
 class Catalog:
     targets: tuple[Target, ...]
-    """The core targets, in dependency order."""
+    """The six core targets of SPEC §1, in dependency order: what ``full`` and ``drill grade`` cover."""
     full_time: int
-    """Target time of the ``full`` drill, which blanks every target at once."""
+    """Target time of the ``full`` drill, which blanks every core target at once."""
+    extensions: tuple[Target, ...] = ()
+    """The follow-up targets, each drilled and graded on its own."""
+
+    @property
+    def every(self) -> tuple[Target, ...]:
+        return self.targets + self.extensions
 
     @property
     def ids(self) -> tuple[str, ...]:
+        """The core targets' ids."""
         return tuple(t.id for t in self.targets)
+
+    @property
+    def all_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.every)
 
     def get(self, target_id: str) -> Target:
         """The target with this id; a KeyError that suggests the closest id otherwise."""
-        for target in self.targets:
+        for target in self.every:
             if target.id == target_id:
                 return target
-        raise UnknownTarget(target_id, self.ids)
+        raise UnknownTarget(target_id, (*self.all_ids, "full"))
 
     def by_marker(self, marker: str) -> Target:
-        return next(t for t in self.targets if t.marker == marker)
+        return next(t for t in self.every if t.marker == marker)
 
     def owner(self, symbol: str) -> Target | None:
         """The target whose stub blanks ``symbol`` (``"Tensor.__add__"``), if any."""
-        return next((t for t in self.targets if symbol in t.symbols), None)
+        return next((t for t in self.every if symbol in t.symbols), None)
 
 
 class UnknownTarget(KeyError):
@@ -86,7 +101,7 @@ class UnknownTarget(KeyError):
 @cache
 def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    targets = tuple(
+    every = tuple(
         Target(
             id=t["id"],
             marker=t["marker"],
@@ -95,7 +110,13 @@ def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
             needs=tuple(t["needs"]),
             summary=t["summary"],
             hints=tuple(t["hints"]),
+            extension=t.get("extension", False),
+            time_reasoning=t.get("time_reasoning", ""),
         )
         for t in raw["target"]
     )
-    return Catalog(targets=targets, full_time=parse_time(raw["full"]["target_time"]))
+    return Catalog(
+        targets=tuple(t for t in every if not t.extension),
+        full_time=parse_time(raw["full"]["target_time"]),
+        extensions=tuple(t for t in every if t.extension),
+    )

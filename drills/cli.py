@@ -77,7 +77,7 @@ def resolve_targets(ids: list[str] | None) -> list[Target]:
             chosen.add(catalog.get(target_id.replace("_", "-")).id)
         except UnknownTarget as exc:
             raise fail(str(exc)) from None
-    return [t for t in catalog.targets if t.id in chosen]
+    return [t for t in catalog.every if t.id in chosen]
 
 
 def check_target(target_id: str) -> str:
@@ -119,7 +119,7 @@ def list_targets() -> None:
     catalog = load_catalog()
     with history() as store:
         records = {}
-        for target_id in [*catalog.ids, "full"]:
+        for target_id in [*catalog.all_ids, "full"]:
             done = finished_attempts(store, target_id)
             last = "-" if not done else format_time(done[-1].time) if done[-1].time is not None else "gave up"
             records[target_id] = (personal_best(store, target_id), last, len(done))
@@ -344,7 +344,7 @@ def stats(target: Annotated[str | None, typer.Argument(help="One target, or all.
     from drills.render import stats_table
     from drills.session import stats as target_stats
 
-    ids = [check_target(target)] if target else [*load_catalog().ids, "full"]
+    ids = [check_target(target)] if target else [*load_catalog().all_ids, "full"]
     with history() as store:
         out.print(stats_table([target_stats(store, i) for i in ids]))
 

@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drills.catalog import Catalog, format_time
+from drills.catalog import Catalog, Target, format_time
 
 if TYPE_CHECKING:
     from drills.grading import GradeResult
@@ -76,14 +76,21 @@ def catalog_table(catalog: Catalog, records: dict[str, tuple[float | None, str, 
     table.add_column("best", justify="right")
     table.add_column("last", justify="right")
     table.add_column("attempts", justify="right")
+
+    def add(target_id: str, what: str, target_time: int) -> None:
+        best, last, attempts = records.get(target_id, (None, "-", 0))
+        table.add_row(target_id, what, format_time(target_time), t(best), last, str(attempts))
+
+    def symbols(target: Target) -> str:
+        return ", ".join(s.removeprefix("Tensor.") if i else s for i, s in enumerate(target.symbols))
+
     for target in catalog.targets:
-        best, last, attempts = records.get(target.id, (None, "-", 0))
-        symbols = ", ".join(s.removeprefix("Tensor.") if i else s for i, s in enumerate(target.symbols))
-        table.add_row(target.id, symbols, format_time(target.target_time), t(best), last, str(attempts))
-    best, last, attempts = records.get("full", (None, "-", 0))
-    table.add_row(
-        "full", "everything above, one split per target", format_time(catalog.full_time), t(best), last, str(attempts)
-    )
+        add(target.id, symbols(target), target.target_time)
+    add("full", "everything above, one split per target", catalog.full_time)
+    if catalog.extensions:
+        table.add_row(Text("follow-ups", style="dim"), Text("what interviewers ask next", style="dim"))
+        for target in catalog.extensions:
+            add(target.id, symbols(target), target.target_time)
     return table
 
 

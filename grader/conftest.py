@@ -20,8 +20,8 @@ from grader.sandbox import cap_memory, load_solution, time_limit
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
 CATALOG = load_catalog()
-MARKERS = {t.marker: t for t in CATALOG.targets}
-ORDER = {t.marker: i for i, t in enumerate(CATALOG.targets)}
+MARKERS = {t.marker: t for t in CATALOG.every}
+ORDER = {t.marker: i for i, t in enumerate(CATALOG.every)}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,7 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # thresholds the cycle collector runs hundreds of times per check. Collect rarely instead.
     gc.freeze()
     gc.set_threshold(200_000, 100, 100)
-    for target in CATALOG.targets:
+    for target in CATALOG.every:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     cap_memory(config.getoption("memory_limit_mb"))
     if config.getoption("report_json"):
