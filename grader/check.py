@@ -153,7 +153,8 @@ class Blame:
     def describe(self, exc: BaseException, symbol: str) -> str:
         frames = self.user_frames(exc.__traceback__)
         culprit = self.symbol_of(frames[-1][0]) if frames else symbol
-        owner = self.catalog.owner(culprit)
+        # A symbol can be drilled by more than one target (Tensor.backward): the current one first.
+        owner = self.target if self.target and culprit in self.target.symbols else self.catalog.owner(culprit)
         elsewhere = owner is not None and self.target is not None and owner.id != self.target.id
         named = f"{culprit} (target {owner.id})" if elsewhere and owner else culprit
         if isinstance(exc, NotImplementedError):

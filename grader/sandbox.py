@@ -30,6 +30,7 @@ def time_limit(seconds: float) -> Iterator[None]:
     if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
+
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         stop = TestTimeout()
         stop.limit = seconds
@@ -105,7 +106,9 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         return GradeFailure(f"{path} does not exist")
     source = path.read_bytes()
     if not source.strip():
-        return GradeFailure(f"{path.name} is empty: it should define unbroadcast, Tensor, _topological_order and cross_entropy")
+        return GradeFailure(
+            f"{path.name} is empty: it should define unbroadcast, Tensor, _topological_order and cross_entropy"
+        )
     refusal = forbidden_imports(source, str(path))
     if refusal:
         return GradeFailure(
@@ -130,6 +133,8 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         return GradeFailure(f"could not import {path.name}: {blame.describe(exc, 'the module')}")
     smuggled = _smuggled(module)
     if smuggled:
-        return GradeFailure(f"refused: {path.name} uses a forbidden package ({smuggled}). The drill is to write "
-                            "the gradients yourself, with NumPy only")
+        return GradeFailure(
+            f"refused: {path.name} uses a forbidden package ({smuggled}). The drill is to write "
+            "the gradients yourself, with NumPy only"
+        )
     return module

@@ -234,6 +234,8 @@ def test_backward_rejects_non_scalar_root(grade):
     root = Glue(grade).sin(x)
     try:
         root.backward()
+    except NotImplementedError as exc:
+        raise grade.fail("Tensor.backward", grade.blame.describe(exc, "Tensor.backward")) from None
     except Exception:
         return
     raise grade.fail(

@@ -11,8 +11,8 @@ their gradients come for free.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -196,6 +196,29 @@ class Tensor:
         out._backward = _backward
         return out
 
+    def max(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """The largest element over ``axis`` (an int, or None for all); ties send the gradient to the
+        first maximal element, as ``torch.max(x, dim)`` does."""
+        flat = axis is None
+        x = self.data.reshape(-1) if flat else self.data
+        ax = 0 if flat else axis
+        first = np.expand_dims(np.argmax(x, axis=ax), ax)  # NOTE: argmax picks the *first* maximum
+        top = np.take_along_axis(x, first, axis=ax)  # the reduced axis kept, with size 1
+        if flat:
+            value = top.reshape((1,) * self.data.ndim if keepdims else ())
+        else:
+            value = top if keepdims else np.squeeze(top, axis=ax)
+        out = Tensor(value, _children=(self,), _op="max")
+
+        def _backward() -> None:
+            # Only the chosen element moved the output: a one-hot mask of it, times out.grad.
+            mask = np.zeros_like(x)
+            np.put_along_axis(mask, first, 1.0, axis=ax)
+            self.grad += (mask * out.grad.reshape(top.shape)).reshape(self.shape)
+
+        out._backward = _backward
+        return out
+
     # ---------------------------------------------------------------- elementwise functions
 
     def exp(self) -> Tensor:
@@ -314,17 +337,37 @@ class Tensor:
 
     # ---------------------------------------------------------------- backpropagation
 
-    def backward(self) -> None:
-        """Fill ``.grad`` of every tensor this one depends on, with d(self)/d(tensor)."""
-        if self.data.size != 1:
-            raise ValueError(
-                f"backward() needs a root with one element, got shape {self.shape}: reduce it first, e.g. .sum()"
-            )
-        self.grad = np.ones_like(self.data)
+    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+        """Fill ``.grad`` of every tensor this one depends on, with d(self)/d(tensor).
+
+        A root with one element is seeded with 1. Another root needs ``gradient``, a cotangent of
+        its shape (torch's ``y.backward(v)``): the result is then the vector-Jacobian product.
+        Unless ``retain_graph``, each node's closure, and the arrays it saved, is released as soon
+        as it has run, so memory falls as backward proceeds.
+        """
+        if gradient is None:
+            if self.data.size != 1:
+                raise ValueError(
+                    f"backward() needs a root with one element, got shape {self.shape}: "
+                    "reduce it first (e.g. .sum()), or pass gradient= with the root's shape"
+                )
+            self.grad = np.ones_like(self.data)
+        else:
+            seed = np.array(gradient, dtype=np.float64)
+            if seed.shape != self.shape:
+                raise ValueError(f"gradient has shape {seed.shape}, but the root has shape {self.shape}")
+            self.grad = seed
         # NOTE: a node's closure may run only once all of its consumers have added into its
         # .grad, hence the order; and only once, or its parents would be counted twice.
-        for node in reversed(_topological_order(self)):
+        order = _topological_order(self)
+        while order:
+            node = order.pop()  # the last in topological order: all its consumers have run
             node._backward()
+            if not retain_graph:
+                # The closure holds the node's inputs and the arrays they saved: drop it, and the
+                # links to the inputs, so that whatever nothing else holds is freed right now.
+                node._backward = lambda: None
+                node._prev = ()
 
 
 def _as_tensor(x: Any) -> Tensor:
@@ -361,3 +404,148 @@ def cross_entropy(logits: Tensor, y: Any) -> Tensor:
     one_hot[np.arange(n), labels] = 1.0
     # NOTE: log_softmax, not log(softmax(...)): softmax underflows to 0 at large logits, log(0) = -inf.
     return -(logits.log_softmax(axis=-1) * one_hot).sum() / n
+
+
+# ---------------------------------------------------------------------------- checking gradients
+
+
+class GradcheckResult(NamedTuple):
+    """A gradcheck's verdict and its worst element: ``inputs[input][index]``."""
+
+    passed: bool
+    input: int
+    index: tuple[int, ...]
+    analytic: float
+    numeric: float
+
+
+def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6) -> list[np.ndarray]:
+    """The gradient of the scalar ``f(*tensors)`` by central differences, one array per input.
+
+    d f / d x[i] ~ (f(x + eps e_i) - f(x - eps e_i)) / (2 eps): an error of order eps**2, two
+    evaluations of ``f`` per element. Slow and approximate, but it needs no backward at all.
+    """
+    arrays = [np.array(x, dtype=np.float64) for x in inputs]
+    grads = []
+    for x in arrays:
+        grad = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            original = x[i]
+            x[i] = original + eps
+            plus = float(f(*[Tensor(a) for a in arrays]).data)
+            x[i] = original - eps
+            minus = float(f(*[Tensor(a) for a in arrays]).data)
+            x[i] = original  # NOTE: restore before the next element, or every later one is shifted
+            grad[i] = (plus - minus) / (2 * eps)
+        grads.append(grad)
+    return grads
+
+
+def gradcheck(
+    f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3
+) -> GradcheckResult:
+    """Compare ``f``'s backward with central differences; pass if every element is within
+    ``atol + rtol * |numeric|``. The worst element is the one furthest past that tolerance."""
+    tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
+    f(*tensors).backward()
+    numeric = numerical_grad(f, inputs, eps)
+    worst = GradcheckResult(True, 0, (), 0.0, 0.0)
+    worst_excess = -np.inf
+    for k, (tensor, expected) in enumerate(zip(tensors, numeric, strict=True)):
+        if expected.size == 0:
+            continue
+        excess = np.abs(tensor.grad - expected) - (atol + rtol * np.abs(expected))
+        i = tuple(int(j) for j in np.unravel_index(np.argmax(excess), excess.shape))
+        if excess[i] > worst_excess:
+            worst_excess = float(excess[i])
+            worst = GradcheckResult(bool(excess[i] <= 0), k, i, float(tensor.grad[i]), float(expected[i]))
+    return worst._replace(passed=bool(worst_excess <= 0))
+
+
+# ---------------------------------------------------------------------------- forward mode
+
+
+class Dual:
+    """A value and its tangent: forward mode carries d(value) along with the value, op by op.
+
+    For ``y = f(x)`` and a tangent ``dx``, each op maps (x, dx) to (f(x), J dx): one pass gives a
+    Jacobian-vector product, where reverse mode gives a vector-Jacobian product.
+    """
+
+    __array_ufunc__ = None  # NOTE: as in Tensor, so that `ndarray @ dual` reaches Dual.__rmatmul__
+
+    def __init__(self, primal: Any, tangent: Any = None) -> None:
+        self.primal = np.array(primal, dtype=np.float64)
+        self.tangent = np.zeros_like(self.primal) if tangent is None else np.array(tangent, dtype=np.float64)
+
+    def __add__(self, other: Any) -> Dual:
+        """``d(x + y) = dx + dy``."""
+        other = _as_dual(other)
+        return Dual(self.primal + other.primal, self.tangent + other.tangent)
+
+    def __mul__(self, other: Any) -> Dual:
+        """``d(x y) = dx y + x dy``: the product rule."""
+        other = _as_dual(other)
+        return Dual(self.primal * other.primal, self.tangent * other.primal + self.primal * other.tangent)
+
+    def __matmul__(self, other: Any) -> Dual:
+        """``d(A B) = dA B + A dB``."""
+        other = _as_dual(other)
+        return Dual(self.primal @ other.primal, self.tangent @ other.primal + self.primal @ other.tangent)
+
+    def __radd__(self, other: Any) -> Dual:
+        return _as_dual(other) + self
+
+    def __rmul__(self, other: Any) -> Dual:
+        return _as_dual(other) * self
+
+    def __rmatmul__(self, other: Any) -> Dual:
+        return _as_dual(other) @ self
+
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Dual:
+        """Sums are linear: the tangent is summed the same way."""
+        return Dual(self.primal.sum(axis=axis, keepdims=keepdims), self.tangent.sum(axis=axis, keepdims=keepdims))
+
+    def exp(self) -> Dual:
+        """``d exp(x) = exp(x) dx``."""
+        e = np.exp(self.primal)
+        return Dual(e, e * self.tangent)
+
+    def log(self) -> Dual:
+        """``d log(x) = dx / x``."""
+        return Dual(np.log(self.primal), self.tangent / self.primal)
+
+    def relu(self) -> Dual:
+        """``d relu(x) = [x > 0] dx`` (0 at exactly 0, as torch)."""
+        return Dual(np.maximum(self.primal, 0.0), (self.primal > 0) * self.tangent)
+
+    def tanh(self) -> Dual:
+        """``d tanh(x) = (1 - tanh(x)^2) dx``."""
+        t = np.tanh(self.primal)
+        return Dual(t, (1.0 - t**2) * self.tangent)
+
+
+def _as_dual(x: Any) -> Dual:
+    return x if isinstance(x, Dual) else Dual(x)  # a constant: its tangent is zero
+
+
+def jvp(f: Callable[..., Dual], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``f(primals)`` and its Jacobian-vector product with ``tangents``, in one forward pass."""
+    out = f(*[Dual(p, t) for p, t in zip(primals, tangents, strict=True)])
+    return out.primal, out.tangent
+
+
+def hvp(X: np.ndarray, w: np.ndarray, v: np.ndarray) -> np.ndarray:  # noqa: N803 - X is a matrix
+    """The Hessian-vector product ``H v`` of ``L(w) = sum(relu(X w)^2)``, by forward-over-reverse.
+
+    The reverse pass of L (its gradient, ``X^T (2 relu(X w) [X w > 0])``) is run on duals whose
+    tangent is ``v``: the tangent of the gradient is then the derivative of the gradient along
+    ``v``, which is ``H v``. No Hessian is ever formed.
+    """
+    w_dual = Dual(w, v)
+    z = X @ w_dual  # (n,)
+    a = z.relu()
+    # The reverse pass, on duals: dL/da = 2a; dL/dz = dL/da * [z > 0]; dL/dw = X^T dL/dz.
+    dz = (a * 2.0) * (z.primal > 0)  # NOTE: the mask is a constant: relu'' = 0 almost everywhere
+    grad = X.T @ dz
+    return grad.tangent

@@ -144,8 +144,8 @@ MUTANTS: tuple[Mutant, ...] = (
         target="backward",
         symbol="Tensor.backward",
         bug="runs the closures in topological (forward) order instead of reversed, leaves first",
-        find="        for node in reversed(_topological_order(self)):\n",
-        replace="        for node in _topological_order(self):\n",
+        find="            node = order.pop()  # the last in topological order: all its consumers have run\n",
+        replace="            node = order.pop(0)\n",
     ),
     Mutant(
         id="backward-no-scalar-check",
@@ -153,11 +153,11 @@ MUTANTS: tuple[Mutant, ...] = (
         symbol="Tensor.backward",
         bug="accepts a non-scalar root silently (seeds ones of its shape) instead of raising",
         find=(
-            "        if self.data.size != 1:\n"
-            "            raise ValueError(\n"
-            '                f"backward() needs a root with one element, got shape {self.shape}: '
-            'reduce it first, e.g. .sum()"\n'
-            "            )\n"
+            "            if self.data.size != 1:\n"
+            "                raise ValueError(\n"
+            '                    f"backward() needs a root with one element, got shape {self.shape}: "\n'
+            '                    "reduce it first (e.g. .sum()), or pass gradient= with the root\'s shape"\n'
+            "                )\n"
         ),
         replace="",
     ),

@@ -1,0 +1,137 @@
+"""Spaced repetition: which target to drill now.
+
+One FSRS card per target, and one for ``full``. A card is never stored: it is derived from the
+history by replaying every finished attempt of its target, in order, as a review at the attempt's
+end time, so the schedule cannot drift from what you did. An abandoned attempt is a reset, not a
+review. The rating comes from the outcome and the time:
+
+    gave up (not passed)                     Again
+    over the target time, or assisted        Hard
+    within the target time                   Good
+    under half the target time, unassisted   Easy
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from fsrs import Card, Rating, Scheduler
+
+from drills.catalog import load_catalog
+from drills.history import Attempt, History
+
+FULL = "full"
+DAY = 86_400.0
+
+SCHEDULER = Scheduler(
+    # NOTE: no intraday learning steps. A drill takes minutes, and fsrs's default 1- and
+    # 10-minute steps would put the target just drilled first in line again; every review
+    # schedules whole days (a give-up comes back tomorrow).
+    learning_steps=(),
+    relearning_steps=(),
+    enable_fuzzing=False,  # the same history gives the same schedule, in tests and between runs
+)
+
+
+@dataclass(frozen=True)
+class Review:
+    """One finished attempt, as fsrs saw it."""
+
+    attempt_id: int
+    at: float
+    """The attempt's end (epoch seconds): the review time."""
+    rating: str
+    """Again, Hard, Good or Easy."""
+    time: float | None
+    """The finishing time of a pass; None for a give-up."""
+    assisted: bool
+
+
+@dataclass(frozen=True)
+class TargetCard:
+    """A target's place in the schedule."""
+
+    target: str
+    order: int
+    """Position in the catalog (core targets, full, then extensions): breaks ties."""
+    target_time: int
+    due: float
+    """Epoch seconds; a target never drilled is due at ``now``."""
+    reviews: tuple[Review, ...]
+    stability: float | None
+    """Days until recall drops to 90% (fsrs); None before the first review."""
+
+    @property
+    def new(self) -> bool:
+        return not self.reviews
+
+    @property
+    def last(self) -> Review | None:
+        return self.reviews[-1] if self.reviews else None
+
+    def overdue(self, now: float) -> float:
+        """Seconds past due (negative: due in the future)."""
+        return now - self.due
+
+
+def rate(attempt: Attempt, target_time: float) -> Rating:
+    """The fsrs rating of a finished attempt."""
+    if attempt.outcome != "passed":
+        return Rating.Again
+    time = attempt.time if attempt.time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
+    if attempt.assisted or time > target_time:
+        return Rating.Hard
+    if time < target_time / 2:
+        return Rating.Easy
+    return Rating.Good
+
+
+def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
+    """The attempts that are reviews (passed or given up), in the order they ended."""
+    done = [a for a in attempts if a.outcome in ("passed", "gave-up") and a.ended_at is not None]
+    return sorted(done, key=lambda a: (a.ended_at, a.id))
+
+
+def _utc(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def card(target: str, order: int, target_time: int, attempts: Sequence[Attempt], now: float) -> TargetCard:
+    """Replay a target's finished attempts through fsrs."""
+    done = finished(attempts)
+    if not done:
+        return TargetCard(target, order, target_time, now, (), None)
+    first = _utc(done[0].ended_at or now)
+    state = Card(card_id=order + 1, due=first)  # an explicit id: fsrs would read (and sleep on) the wall clock
+    reviews = []
+    for attempt in done:
+        rating = rate(attempt, target_time)
+        state, _ = SCHEDULER.review_card(state, rating, review_datetime=_utc(attempt.ended_at or now))
+        reviews.append(Review(attempt.id, attempt.ended_at or now, rating.name, attempt.time, attempt.assisted))
+    due = (state.due - datetime.fromtimestamp(0, timezone.utc)) / timedelta(seconds=1)
+    return TargetCard(target, order, target_time, due, tuple(reviews), state.stability)
+
+
+def deck(history: History, now: float) -> tuple[TargetCard, ...]:
+    """Every card, in catalog order: the core targets, full, then the extensions."""
+    catalog = load_catalog()
+    by_target: dict[str, list[Attempt]] = {}
+    for attempt in history.attempts():
+        by_target.setdefault(attempt.target, []).append(attempt)
+    slots = [(t.id, t.target_time) for t in catalog.targets]
+    slots.append((FULL, catalog.full_time))
+    slots += [(t.id, t.target_time) for t in catalog.extensions]
+    return tuple(card(tid, i, limit, by_target.get(tid, []), now) for i, (tid, limit) in enumerate(slots))
+
+
+def queue(history: History, now: float) -> list[TargetCard]:
+    """The cards in the order to drill them: the most overdue first, then those never drilled (due now, in
+    catalog order), then the rest by due date."""
+    return sorted(deck(history, now), key=lambda c: (c.due, c.order))
+
+
+def choose(history: History, now: float) -> TargetCard:
+    """The target to drill now (when nothing is due: the one due soonest)."""
+    return queue(history, now)[0]

@@ -1,0 +1,105 @@
+"""Forward mode: Dual numbers carry tangents (JVPs), checked against torch.func.jvp; and a Hessian-vector
+product by forward-over-reverse, checked against torch.autograd.functional.hvp and finite differences."""
+
+import numpy as np
+import pytest
+
+from grader.check import torch_const
+
+pytestmark = pytest.mark.forward_mode
+
+W = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+
+
+def _jvp_case(grade, symbol, ours, theirs, primals, hint=None):
+    tangents = [grade.rng.standard_normal(p.shape) for p in primals]
+
+    def compute(torch, *tensors):
+        k = len(primals)
+        out, tangent = torch.func.jvp(theirs, tuple(tensors[:k]), tuple(tensors[k:]))
+        return [out, tangent]
+
+    value, tangent = grade.oracle.values(compute, [*primals, *tangents])
+    with grade.running(symbol, hint):
+        if symbol == "jvp":
+            out = grade.impl.jvp(ours, [p.copy() for p in primals], [t.copy() for t in tangents])
+        else:  # an op alone: duals made here, so the verdict does not depend on the user's jvp
+            result = ours(*[grade.impl.Dual(p.copy(), t.copy()) for p, t in zip(primals, tangents, strict=True)])
+            out = (result.primal, result.tangent)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise grade.fail("jvp", f"returned {type(out).__name__}, not a (value, tangent) pair")
+    grade.expect(symbol, "the value", out[0], value, hint)
+    grade.expect(symbol, "the tangent", out[1], tangent, hint)
+
+
+CASES = [
+    ("Dual.__add__", lambda x, y: x + y, lambda x, y: x + y, [(2, 3), (2, 3)]),
+    ("Dual.__add__", lambda x: x + 2.0, lambda x: x + 2.0, [(3,)]),
+    ("Dual.__mul__", lambda x, y: x * y, lambda x, y: x * y, [(2, 3), (2, 3)]),
+    ("Dual.__mul__", lambda x: 3.0 * x, lambda x: 3.0 * x, [(3,)]),
+    ("Dual.__matmul__", lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3), (3, 4)]),
+    ("Dual.__matmul__", lambda w: W @ w, lambda w: torch_const(W) @ w, [(3,)]),
+    ("Dual.sum", lambda x: x.sum(), lambda x: x.sum(), [(2, 3)]),
+    ("Dual.sum", lambda x: x.sum(axis=0), lambda x: x.sum(dim=0), [(2, 3)]),
+    ("Dual.exp", lambda x: x.exp(), lambda x: x.exp(), [(2, 3)]),
+    ("Dual.log", lambda x: (x * x + 1.0).log(), lambda x: (x * x + 1.0).log(), [(2, 3)]),
+    ("Dual.relu", lambda x: x.relu(), lambda x: x.relu(), [(2, 3)]),
+    ("Dual.tanh", lambda x: x.tanh(), lambda x: x.tanh(), [(2, 3)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("symbol", "ours", "theirs", "shapes"),
+    CASES,
+    ids=[f"{c[0].split('.')[-1].strip('_')}-{i}" for i, c in enumerate(CASES)],
+)
+def test_jvp_op(grade, symbol, ours, theirs, shapes):
+    _jvp_case(grade, symbol, ours, theirs, [grade.rng.standard_normal(s) for s in shapes])
+
+
+def test_jvp_returns_value_and_tangent(grade):
+    _jvp_case(grade, "jvp", lambda x, y: x * y, lambda x, y: x * y, [grade.rng.standard_normal(3)] * 2)
+
+
+def test_jvp_relu_at_zero(grade):
+    x = np.array([-1.0, 0.0, 2.0, 0.0])
+    _jvp_case(grade, "Dual.relu", lambda t: t.relu(), lambda t: t.relu(), [x], "the tangent of relu at exactly 0 is 0")
+
+
+def test_jvp_composite(grade):
+    """A small network: tanh(W x) . exp(x) summed, through every rule at once."""
+
+    def ours(x):
+        return ((W @ x).tanh().sum() * x.exp()).sum()
+
+    def theirs(x):
+        return ((torch_const(W) @ x).tanh().sum() * x.exp()).sum()
+
+    _jvp_case(grade, "jvp", ours, theirs, [grade.rng.standard_normal(3)])
+
+
+def _loss_grad(X, w):  # noqa: N803
+    """The gradient of L(w) = sum(relu(X w)^2), in closed form."""
+    z = X @ w
+    return X.T @ (2.0 * np.maximum(z, 0.0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hvp(grade, seed):
+    rng = np.random.default_rng(seed)
+    X, w, v = rng.standard_normal((6, 4)), rng.standard_normal(4), rng.standard_normal(4)  # noqa: N806
+
+    def compute(torch, X, w, v):  # noqa: N803
+        return [torch.autograd.functional.hvp(lambda w: (X @ w).relu().pow(2).sum(), w, v)[1]]
+
+    (expected,) = grade.oracle.values(compute, [X, w, v])
+    hint = "forward-over-reverse: write the gradient X^T (2 relu(Xw) [Xw > 0]) on Dual(w, v); its tangent is H v"
+    with grade.running("hvp", hint):
+        ours = grade.impl.hvp(X.copy(), w.copy(), v.copy())
+    grade.expect("hvp", "H v", ours, expected, hint)
+    eps = 1e-6  # and by finite differences of the gradient, without torch
+    fd = (_loss_grad(X, w + eps * v) - _loss_grad(X, w - eps * v)) / (2 * eps)
+    if not np.allclose(ours, fd, atol=1e-5, rtol=1e-5):
+        raise grade.fail(
+            "hvp", f"H v differs from finite differences of the gradient by {np.max(np.abs(ours - fd)):.3g}"
+        )

@@ -1,0 +1,171 @@
+"""A backward that frees each closure, and the arrays it saved, once it has run.
+
+Correctness on glue graphs (only the user's Tensor.__init__ and backward run), the graph released
+(weak references to its inner nodes die), and peak memory measured with tracemalloc.
+"""
+
+import gc
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+
+from grader.graphs import Glue
+
+pytestmark = pytest.mark.free_memory
+
+
+def _graph(glue, x, y):
+    if glue is None:
+        s = x + y
+        return (s * s.sin()).sum() + (s * y).sum()
+    s = glue.add(x, y)
+    return glue.add(glue.total(glue.mul(s, glue.sin(s))), glue.total(glue.mul(s, y)))
+
+
+def test_backward_still_correct(grade):
+    x, y = grade.rng.standard_normal(4), grade.rng.standard_normal(4)
+    answer = grade.oracle.vjp(lambda a, b: _graph(None, a, b), [x, y])
+    leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
+    root = _graph(Glue(grade), *leaves)
+    with grade.running("Tensor.backward"):
+        root.backward()
+    for name, leaf, grad in zip("xy", leaves, answer.grads, strict=True):
+        grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad, "free a node only after its closure has run")
+
+
+def test_chain_10000_still_correct(grade):
+    def build(glue, x, y):
+        t = x
+        for i in range(10_000):
+            t = (
+                (t + y if i % 2 == 0 else t * 1.0001)
+                if glue is None
+                else (glue.add(t, y) if i % 2 == 0 else glue.node(t.data * 1.0001, (t,), (lambda g: 1.0001 * g,)))
+            )
+        return t.sum() if glue is None else glue.total(t)
+
+    x, y = grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3)
+    answer = grade.oracle.vjp(lambda a, b: build(None, a, b), [x, y])
+    leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
+    root = build(Glue(grade), *leaves)
+    with grade.running("Tensor.backward"):
+        root.backward()
+    for name, leaf, grad in zip("xy", leaves, answer.grads, strict=True):
+        grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
+
+
+def test_backward_releases_the_graph(grade):
+    glue = Glue(grade)
+    x = grade.leaf(grade.rng.standard_normal(5), "Tensor.backward")
+    inner = [glue.sin(x)]
+    for _ in range(5):
+        inner.append(glue.mul(inner[-1], x))
+    root = glue.total(inner[-1])
+    refs = [weakref.ref(node) for node in inner]
+    del inner
+    with grade.running("Tensor.backward"):
+        root.backward()
+    gc.collect()
+    alive = sum(ref() is not None for ref in refs)
+    if alive:
+        raise grade.fail(
+            "Tensor.backward",
+            f"{alive} of {len(refs)} inner nodes are still alive after backward(), "
+            "though only the root and the leaf are held",
+            "after a node's closure runs: node._backward = lambda: None; node._prev = (); and pop nodes "
+            "off your list instead of keeping it",
+        )
+    if root._prev != () and len(root._prev) != 0:
+        raise grade.fail("Tensor.backward", "the root still links to its inputs after backward()", "root._prev = ()")
+    if not np.any(x.grad):
+        raise grade.fail("Tensor.backward", "the leaf's gradient is zero: released before it was computed?")
+
+
+def test_memory_falls_as_backward_proceeds(grade):
+    """When a node's closure runs, its consumer (which ran before it) must already be gone."""
+    glue = Glue(grade)
+    x = grade.leaf(grade.rng.standard_normal(4), "Tensor.backward")
+    still_alive: list[int] = []
+    nodes = [x]
+    for i in range(6):
+        parent = nodes[-1]
+        node = glue.node(np.sin(parent.data), (parent,), (lambda g, p=parent: g * np.cos(p.data),))
+        nodes.append(node)
+    consumers = {id(nodes[i]): weakref.ref(nodes[i + 1]) for i in range(1, len(nodes) - 1)}
+    for i in range(1, len(nodes) - 1):
+        inner = nodes[i]._backward
+        key = id(nodes[i])
+
+        def check(inner=inner, key=key) -> None:
+            if consumers[key]() is not None:
+                still_alive.append(key)
+            inner()
+
+        nodes[i]._backward = check
+    root = glue.total(nodes[-1])
+    del nodes, node, parent, inner, check  # the test holds nothing but the root (and the leaf)
+    with grade.running("Tensor.backward"):
+        root.backward()
+    if still_alive:
+        raise grade.fail("Tensor.backward", f"{len(still_alive)} nodes were still alive when the node they feed ran: "
+                         "memory is only freed at the end, not as backward proceeds",
+                         "pop each node off the topological order as you go, rather than looping over the list")
+
+
+def test_retain_graph_keeps_it(grade):
+    glue = Glue(grade)
+    x = grade.leaf(grade.rng.standard_normal(3), "Tensor.backward")
+    mid = glue.sin(x)
+    root = glue.total(mid)
+    ref = weakref.ref(mid)
+    del mid
+    with grade.running("Tensor.backward", "backward(retain_graph=True) keeps every closure, as torch's"):
+        root.backward(retain_graph=True)
+    gc.collect()
+    if ref() is None or not root._prev:
+        raise grade.fail(
+            "Tensor.backward",
+            "backward(retain_graph=True) released the graph",
+            "release only when retain_graph is False (the default)",
+        )
+
+
+def _peak(impl, free: bool, steps: int = 8, layers: int = 30, n: int = 48) -> int:
+    """Peak bytes over ``steps`` training steps of a matmul chain that keep each loss (a logging list)."""
+    rng = np.random.default_rng(0)
+    x = impl.Tensor(rng.standard_normal((n, n)) / n**0.5)
+    weights = [impl.Tensor(rng.standard_normal((n, n)) / n**0.5) for _ in range(layers)]
+    kept = []
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(steps):
+            h = x
+            for w in weights:
+                h = h @ w
+            loss = h.sum()
+            if free:
+                loss.backward()
+            else:
+                loss.backward(retain_graph=True)
+            kept.append(loss)  # NOTE: the classic leak: a kept loss keeps its whole graph, unless backward freed it
+            del h
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_peak_memory_a_quarter_of_keeping_everything(grade):
+    with grade.running("Tensor.backward"):
+        keep = _peak(grade.impl, free=False)
+        free = _peak(grade.impl, free=True)
+    ratio = free / keep
+    if ratio > 0.25:
+        raise grade.fail(
+            "Tensor.backward",
+            f"peak memory over 8 steps that keep their losses is {ratio:.2f} of "
+            "keeping every graph (at most 0.25 expected)",
+            "release each closure and _prev once run, and do not hold the node list to the end",
+        )

@@ -1,0 +1,111 @@
+"""numerical_grad and gradcheck: central differences, checked against torch; and a broken op, caught.
+
+The functions under check are built from the grader's glue ops (graphs.Glue), so the verdict
+does not depend on the user's other ops.
+"""
+
+import numpy as np
+import pytest
+
+from grader.graphs import Glue
+
+pytestmark = pytest.mark.gradcheck
+
+FD_ATOL = 1e-6  # central differences in float64 with eps=1e-6: errors near 1e-9, far below this
+
+
+def _functions(glue):
+    """Scalar functions with known gradients, on the user's Tensor (glue) or on torch (glue None)."""
+    if glue is None:
+        return {
+            "square": lambda x: (x * x).sum(),
+            "sin-product": lambda x, y: (x.sin() * y).sum(),
+            "shared": lambda x: (x.sin() * x + x).sum(),
+        }
+    return {
+        "square": lambda x: glue.total(glue.mul(x, x)),
+        "sin-product": lambda x, y: glue.total(glue.mul(glue.sin(x), y)),
+        "shared": lambda x: glue.total(glue.add(glue.mul(glue.sin(x), x), x)),
+    }
+
+
+SHAPES = {"square": [(3,)], "sin-product": [(2, 3), (2, 3)], "shared": [(2, 2)]}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_numerical_grad(grade, name):
+    arrays = [grade.rng.standard_normal(s) for s in SHAPES[name]]
+    answer = grade.oracle.vjp(_functions(None)[name], arrays)
+    f = _functions(Glue(grade))[name]
+    with grade.running("numerical_grad", "(f(x + eps e_i) - f(x - eps e_i)) / (2 eps), restoring x[i] after"):
+        grads = grade.impl.numerical_grad(f, [a.copy() for a in arrays], 1e-6)
+    if len(grads) != len(arrays):
+        raise grade.fail("numerical_grad", f"returned {len(grads)} gradients for {len(arrays)} inputs")
+    for i, (ours, expected) in enumerate(zip(grads, answer.grads, strict=True)):
+        if not np.allclose(ours, expected, atol=FD_ATOL, rtol=1e-5):
+            err = np.max(np.abs(np.asarray(ours) - expected)) if np.shape(ours) == expected.shape else "shape"
+            raise grade.fail(
+                "numerical_grad",
+                f"the gradient of input {i} differs from torch's by {err}",
+                "central differences: both sides of x[i], over 2 eps; restore x[i] before the next",
+            )
+
+
+def test_numerical_grad_leaves_inputs_unchanged(grade):
+    arrays = [grade.rng.standard_normal((2, 3))]
+    before = arrays[0].copy()
+    f = _functions(Glue(grade))["square"]
+    with grade.running("numerical_grad"):
+        grade.impl.numerical_grad(f, arrays, 1e-6)
+    grade.expect("numerical_grad", "the input after the call", arrays[0], before, "restore every element you perturb")
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_gradcheck_passes_a_correct_function(grade, name):
+    arrays = [grade.rng.standard_normal(s) for s in SHAPES[name]]
+    f = _functions(Glue(grade))[name]
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(f, arrays)
+    if not result.passed:
+        raise grade.fail(
+            "gradcheck",
+            f"failed a correct function: worst element {tuple(result)}",
+            "compare f's backward (analytic) with numerical_grad within atol + rtol * |numeric|",
+        )
+
+
+def _broken_sin(glue, x):
+    """sin whose closure sends 2 cos(x) instead of cos(x): a deliberately broken op."""
+    return glue.node(np.sin(x.data), (x,), (lambda g: 2.0 * g * np.cos(x.data),))
+
+
+def test_gradcheck_catches_a_broken_op(grade):
+    x, y = grade.rng.standard_normal(3), grade.rng.standard_normal(3)
+    glue = Glue(grade)
+
+    def f(a, b):
+        return glue.total(glue.add(glue.mul(a, a), _broken_sin(glue, b)))
+
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(f, [x, y])
+    if result.passed:
+        raise grade.fail(
+            "gradcheck",
+            "passed a function whose sin has a doubled gradient",
+            "analytic vs numeric, elementwise, within atol + rtol * |numeric|: any element past it fails",
+        )
+    if result.input != 1:
+        raise grade.fail(
+            "gradcheck",
+            f"blamed input {result.input}; the broken op is on input 1",
+            "report the element furthest past the tolerance, with the index of its input",
+        )
+    expected_analytic = 2.0 * np.cos(y[result.index])
+    grade.expect(
+        "gradcheck", "the worst element's analytic value", np.array(result.analytic), np.array(expected_analytic)
+    )
+    if abs(result.numeric - np.cos(y[result.index])) > 1e-5:
+        raise grade.fail(
+            "gradcheck",
+            f"the worst element's numeric value is {result.numeric}, not cos(y) = {np.cos(y[result.index]):.6g}",
+        )
