@@ -89,7 +89,7 @@ def test_memory_falls_as_backward_proceeds(grade):
     x = grade.leaf(grade.rng.standard_normal(4), "Tensor.backward")
     still_alive: list[int] = []
     nodes = [x]
-    for i in range(6):
+    for _ in range(6):
         parent = nodes[-1]
         node = glue.node(np.sin(parent.data), (parent,), (lambda g, p=parent: g * np.cos(p.data),))
         nodes.append(node)

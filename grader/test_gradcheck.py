@@ -51,6 +51,27 @@ def test_numerical_grad(grade, name):
             )
 
 
+def test_numerical_grad_coupled_function_larger_eps(grade):
+    """f = (sum x)^3 couples every element: one left shifted by eps moves every later derivative by ~6 s eps."""
+    x = grade.rng.standard_normal(5)
+    answer = grade.oracle.vjp(lambda t: t.sum() ** 3, [x])
+    glue = Glue(grade)
+
+    def f(t):
+        s = glue.total(t)
+        return glue.mul(glue.mul(s, s), s)
+
+    with grade.running("numerical_grad"):
+        (ours,) = grade.impl.numerical_grad(f, [x.copy()], 1e-3)
+    if not np.allclose(ours, answer.grads[0], atol=1e-4, rtol=1e-4):  # central differences: error ~ eps^2
+        raise grade.fail(
+            "numerical_grad",
+            f"at eps=1e-3 the gradient differs from torch's by "
+            f"{np.max(np.abs(np.asarray(ours) - answer.grads[0])):.3g}",
+            "restore x[i] after measuring it: otherwise every later element is measured at a shifted point",
+        )
+
+
 def test_numerical_grad_leaves_inputs_unchanged(grade):
     arrays = [grade.rng.standard_normal((2, 3))]
     before = arrays[0].copy()

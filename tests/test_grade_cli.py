@@ -94,3 +94,11 @@ def test_unreadable_file_exits_2(tmp_path):
 def test_unknown_option_exits_2():
     proc = run_drill("grade", str(REFERENCE), "--jsn")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_reference_passes_every_follow_up():
+    ids = [t.id for t in CATALOG.extensions]
+    proc = run_drill("grade", str(REFERENCE), *[a for i in ids for a in ("-t", i)], "--json")
+    assert proc.returncode == 0, proc.stdout
+    data = json.loads(proc.stdout)
+    assert list(data["targets"]) == ids and data["passed"] is True

@@ -63,3 +63,12 @@ def test_full_stub_fails_every_target(tmp_path):
     path.write_text(stub_for(symbols, "full"))
     result = grade(path, CATALOG.targets)
     assert not any(t.passed for t in result.targets)
+
+
+@pytest.mark.parametrize("target", CATALOG.extensions, ids=lambda t: t.id)
+def test_fresh_stub_of_a_follow_up_fails_it(target, tmp_path):
+    path = tmp_path / f"{target.id}.py"
+    path.write_text(stub_for(target.symbols, f"target {target.id}"))
+    result = grade(path, [target]).get(target.id)
+    assert not result.passed
+    assert "not written yet" in result.failures[0]

@@ -1,0 +1,75 @@
+"""Peak memory of the free-memory drill's backward, against keeping every graph (issue 6).
+
+    python benchmarks/memory.py [--layers 200] [--size 512] [--steps 4]
+
+A chain of ``layers`` matmuls of ``size`` x ``size`` matrices, trained ``steps`` times while a
+logging list keeps every loss (the classic leak: a kept loss keeps its graph). Measured with
+tracemalloc, on the reference engine, once with backward(retain_graph=True) and once with the
+default backward, which releases each closure and its saved arrays as soon as it has run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import time
+import tracemalloc
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def reference() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("reference_engine", ROOT / "reference" / "engine.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def peak(engine: ModuleType, free: bool, layers: int, size: int, steps: int) -> tuple[int, float]:
+    rng = np.random.default_rng(0)
+    x = engine.Tensor(rng.standard_normal((size, size)) / size**0.5)
+    weights = [engine.Tensor(rng.standard_normal((size, size)) / size**0.5) for _ in range(layers)]
+    kept = []
+    gc.collect()
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        for _ in range(steps):
+            h = x
+            for w in weights:
+                h = h @ w
+            loss = h.sum()
+            loss.backward(retain_graph=not free)
+            kept.append(loss)
+            del h
+        return tracemalloc.get_traced_memory()[1], time.perf_counter() - start
+    finally:
+        tracemalloc.stop()
+        del kept
+        gc.collect()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=200)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--steps", type=int, default=5)
+    args = parser.parse_args()
+    engine = reference()
+    keep, keep_s = peak(engine, False, args.layers, args.size, args.steps)
+    free, free_s = peak(engine, True, args.layers, args.size, args.steps)
+    ratio = free / keep
+    print(f"(e) free-memory peak / keep-everything peak   {ratio:>6.3f}   goal <= 0.25 {'met' if ratio <= 0.25 else 'MISSED'}"
+          f" (about 1/steps: one graph alive instead of {args.steps})"
+          f"   {free / 2**20:,.0f} MiB vs {keep / 2**20:,.0f} MiB ({args.layers} layers of {args.size}x{args.size}, "
+          f"{args.steps} steps keeping their losses; {free_s:.1f} s vs {keep_s:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
