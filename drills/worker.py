@@ -30,6 +30,9 @@ def _preload() -> None:
     sys.path.insert(0, str(GRADER.parent))
     for module in ("grader.conftest", "grader.check", "grader.oracle", "grader.graphs", "grader.probes"):
         importlib.import_module(module)
+    from grader.oracle import preload
+
+    preload()
     for path in sorted(GRADER.glob("test_*.py")):
         importlib.import_module(f"grader.{path.stem}")
 

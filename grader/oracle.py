@@ -15,7 +15,7 @@ import os
 import tempfile
 import zipfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,14 +159,16 @@ class ReplayOracle(Oracle):
 
     name = "replay"
 
-    def __init__(self, path: Path, fallback_to_live: bool = True) -> None:
+    def __init__(self, path: Path, fallback_to_live: bool = True, eager: bool = False) -> None:
+        """``eager`` reads every answer now (for a long-lived process); otherwise each is read when asked."""
         try:
-            self.store = np.load(path, allow_pickle=False)
+            store = np.load(path, allow_pickle=False)
+            self.store: Mapping[str, np.ndarray] = {k: store[k] for k in store.files} if eager else store
         except (OSError, ValueError, zipfile.BadZipFile) as exc:
             message = f"cannot read the recorded oracle {path}: {exc}; regenerate it with {REGENERATE}"
             raise OracleError(message) from exc
         self.path = path
-        self.keys = set(self.store.files)
+        self.keys = set(self.store.keys())
         self.fallback_to_live = fallback_to_live
         self._live: LiveOracle | None = None
 
@@ -212,8 +214,22 @@ class ReplayOracle(Oracle):
         return self._live_or_fail(key, why).vjp(key, fn, inputs, cotangent)
 
 
+_PRELOADED: dict[Path, ReplayOracle] = {}
+
+
+def preload(path: Path = RECORDING) -> None:
+    """Read the whole recording into memory now: the warm grading worker does, and every check it
+    forks then finds the answers in memory instead of reading a zip directory of thousands of entries."""
+    if path.exists():
+        _PRELOADED[path.resolve()] = ReplayOracle(path, eager=True)
+
+
 def make_oracle(mode: str, path: Path = RECORDING) -> Oracle:
     """``auto``: the recording if there is one, else live torch; or ``live``, ``replay``, ``record``."""
+    preloaded = _PRELOADED.get(path.resolve())
+    if preloaded is not None and mode in ("auto", "replay"):
+        preloaded.fallback_to_live = mode == "auto"
+        return preloaded
     if mode == "live":
         return LiveOracle()
     if mode == "record":
