@@ -20,6 +20,8 @@ from drills import clock as clocks
 from drills.catalog import Target, UnknownTarget, format_time, load_catalog
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from drills.history import History
 
 app = typer.Typer(
@@ -31,6 +33,8 @@ out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 CLOCK: clocks.Clock = clocks.system_clock
 """The clock every command reads; tests replace it with a MockClock."""
+TZ: tzinfo | None = None
+"""The time zone of calendar days (streaks, chart axes): None is the local one; tests set UTC."""
 
 TargetArg = Annotated[
     str, typer.Argument(help="A target id: unbroadcast, backward, arith, unary, softmax, cross-entropy.")
@@ -112,9 +116,10 @@ def show_overview() -> None:
 
 @app.command("list")
 def list_targets() -> None:
-    """The catalog: each target, what you write, its target time, your best and last times."""
-    from drills.render import catalog_table, next_step
-    from drills.session import describe_active, finished_attempts, personal_best, suggest_next
+    """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
+    from drills.render import catalog_table, due_in, next_step, reason
+    from drills.schedule import queue
+    from drills.session import describe_active, finished_attempts, personal_best
 
     catalog = load_catalog()
     with history() as store:
@@ -123,15 +128,17 @@ def list_targets() -> None:
             done = finished_attempts(store, target_id)
             last = "-" if not done else format_time(done[-1].time) if done[-1].time is not None else "gave up"
             records[target_id] = (personal_best(store, target_id), last, len(done))
-        out.print(catalog_table(catalog, records))
+        now = CLOCK()
+        cards = queue(store, now)  # spaced repetition: the first is the one to drill now
+        out.print(catalog_table(catalog, records, {c.target: due_in(c.due - now) for c in cards}))
         out.print()
         active = store.active()
         if active is not None:
             out.print(Text(f" {describe_active(active, CLOCK())[0].upper()}{describe_active(active, CLOCK())[1:]}."))
             out.print(next_step("drill watch", "(or drill status, drill check)"))
         else:
-            target = suggest_next(store)
-            out.print(next_step(f"drill start {target}", "(or drill full for the 45-minute run)"))
+            chosen = cards[0]
+            out.print(next_step(f"drill start {chosen.target}", f"{reason(chosen, now)}   (or: drill next --start)"))
 
 
 # ---------------------------------------------------------------------------- start
@@ -187,7 +194,9 @@ def full(
 
 
 def _show_check(store: History, checked: object) -> None:
-    from drills.render import grade_report, next_step, passed_line, scoreboard
+    from drills.render import grade_report, next_step, passed_line, reason, review_card, scoreboard
+    from drills.reviews import review_for
+    from drills.schedule import choose
     from drills.session import Checked
     from drills.session import scoreboard as make_scoreboard
 
@@ -201,8 +210,13 @@ def _show_check(store: History, checked: object) -> None:
         out.print(passed_line(checked, board))
         out.print(scoreboard(board))
         target = checked.attempt.target
+        card = review_for(target)
+        if card is not None:
+            out.print(review_card(card))
         compare = target if target != "full" else load_catalog().ids[0]
         out.print(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
+        chosen = choose(store, CLOCK())
+        out.print(Text(f" Next due: {chosen.target} ({reason(chosen, CLOCK())}); drill next --start", style="dim"))
     else:
         out.print(
             Text(
@@ -339,14 +353,169 @@ def diff(
 
 
 @app.command()
-def stats(target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None) -> None:
+def stats(
+    target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None,
+    plot: Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")] = False,
+) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.render import stats_table
     from drills.session import stats as target_stats
 
+    if plot:
+        chart(target)
+        return
     ids = [check_target(target)] if target else [*load_catalog().all_ids, "full"]
     with history() as store:
         out.print(stats_table([target_stats(store, i) for i in ids]))
+
+
+@app.command()
+def chart(
+    target: Annotated[
+        str | None,
+        typer.Argument(help="One target (its times in minutes), 'full' (its splits and sum of best), or all."),
+    ] = None,
+) -> None:
+    """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
+    from drills.chart import draw, progress
+    from drills.render import next_step, streak_line
+
+    target = check_target(target) if target else None
+    with history() as store:
+        data = progress(store, CLOCK(), TZ)
+    has = data.full if target == "full" else [s for s in data.series if target in (None, s.target)]
+    if not has:
+        what = "anything" if target is None else target
+        out.print(f" Nothing to chart yet: you have not finished {what} (a pass or a give-up).")
+        out.print(next_step(f"drill start {target}" if target else "drill next --start"))
+        return
+    width = max(40, min(out.size.width, 120))
+    height = max(12, min(out.size.height - 4, 30)) * (2 if target == "full" else 1)
+    out.print(Text.from_ansi(draw(data, target, width, height)), no_wrap=True, crop=False)
+    if target == "full":
+        sob = "-" if data.sum_of_best is None else format_time(data.sum_of_best)
+        out.print(Text(f" Sum of best splits: {sob}  (every core target's best split of the full drill, added up)"))
+    out.print(streak_line(data.streak))
+
+
+@app.command("next")
+def next_target(
+    start_it: Annotated[bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")] = False,
+    workspace: Annotated[Path | None, typer.Option(help="Folder for your solution file (with --start).")] = None,
+    edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
+) -> None:
+    """The target to drill now, chosen by spaced repetition (FSRS) from your history.
+
+    A finished attempt is a review: gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
+    """
+    from drills.render import next_view, reason
+    from drills.schedule import queue
+    from drills.session import describe_active
+
+    with history() as store:
+        now = CLOCK()
+        cards = queue(store, now)
+        active = store.active()
+    chosen = cards[0]
+    if start_it:
+        out.print(f" drill next chose [bold]{chosen.target}[/]: {escape(reason(chosen, now))}.")
+        start(chosen.target, workspace=workspace, edit=edit)
+        return
+    if active is not None:
+        out.print(Text(f" Meanwhile, {describe_active(active, now)}: drill watch", style="yellow"))
+    out.print(next_view(cards, now))
+
+
+@app.command()
+def review(target: TargetArg) -> None:
+    """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
+    from drills.render import due_in, next_step, review_card
+    from drills.reviews import review_for
+    from drills.schedule import deck
+    from drills.session import finished_attempts, personal_best
+
+    target = check_target(target)
+    card = review_for(target)
+    if card is None:
+        out.print(f" No card yet for {target}. Its hints:  drill hint {target}")
+        return
+    out.print(review_card(card))
+    with history() as store:
+        now = CLOCK()
+        best, done = personal_best(store, target), len(finished_attempts(store, target))
+        slot = next(c for c in deck(store, now) if c.target == target)
+    plural = "s" if done != 1 else ""
+    mine = "never drilled" if not done else f"{done} attempt{plural}, best {format_time(best) if best else '-'}"
+    out.print(next_step(f"drill start {target}", f"yours: {mine}; due {due_in(slot.due - now)}"))
+
+
+@app.command("export")
+def export_history(
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="csv (one row per attempt, split and hint) or json.")
+    ] = "csv",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file. Default: standard output.")
+    ] = None,
+    with_sources: Annotated[
+        bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
+    ] = False,
+) -> None:
+    """Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it."""
+    import sys
+
+    from drills.export import ExportError, export
+    from drills.paths import atomic_write, display
+
+    with history() as store:
+        try:
+            exported = export(store, fmt.lower(), with_sources)
+        except ExportError as exc:
+            raise fail(str(exc)) from None
+    if output is None:
+        sys.stdout.write(exported.text)
+        return
+    try:
+        atomic_write(output, exported.text)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    out.print(f" Wrote {exported.attempts} attempts ({exported.splits} splits) to [bold]{escape(display(output))}[/].")
+
+
+@app.command("import")
+def import_history(
+    file: Annotated[Path, typer.Argument(help="A file written by drill export; - reads standard input.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="csv or json. Default: from the file name, else from its content."),
+    ] = None,
+) -> None:
+    """Restore attempts written by drill export; those already in your history are skipped."""
+    import sys
+
+    from drills.export import ExportError, parse, restore
+    from drills.render import next_step
+
+    try:
+        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail(f"no such file: {file}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"cannot read {file}: {getattr(exc, 'strerror', None) or exc}") from None
+    if fmt is None and file.suffix.lower() in (".csv", ".json"):
+        fmt = file.suffix.lower()[1:]
+    try:
+        records = parse(text, fmt.lower() if fmt else None)
+    except ExportError as exc:
+        raise fail(f"{file}: {exc}") from None
+    with history() as store:
+        done = restore(store, records)
+    line = f" Imported {done.added} attempts ({done.splits} splits"
+    line += f", {done.submissions} graded versions)" if done.submissions else ")"
+    if done.skipped:
+        line += f"; {done.skipped} already in your history were skipped"
+    out.print(line + ".")
+    out.print(next_step("drill stats", "(or drill chart, drill next)"))
 
 
 # ---------------------------------------------------------------------------- grade any file

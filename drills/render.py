@@ -12,7 +12,10 @@ from rich.text import Text
 from drills.catalog import Catalog, Target, format_time
 
 if TYPE_CHECKING:
+    from drills.chart import Streak
     from drills.grading import GradeResult
+    from drills.reviews import ReviewCard
+    from drills.schedule import TargetCard
     from drills.session import Checked, Comparison, Hints, Scoreboard, TargetStats
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -67,8 +70,10 @@ def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
 # ---------------------------------------------------------------------------- catalog
 
 
-def catalog_table(catalog: Catalog, records: dict[str, tuple[float | None, str, int]]) -> Table:
-    """``records``: per target id (and 'full'), (best, last, attempts)."""
+def catalog_table(
+    catalog: Catalog, records: dict[str, tuple[float | None, str, int]], due: dict[str, str] | None = None
+) -> Table:
+    """``records``: per target id (and 'full'), (best, last, attempts); ``due``: when each is due next."""
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("target")
     table.add_column("what you write")
@@ -76,10 +81,16 @@ def catalog_table(catalog: Catalog, records: dict[str, tuple[float | None, str, 
     table.add_column("best", justify="right")
     table.add_column("last", justify="right")
     table.add_column("attempts", justify="right")
+    if due is not None:
+        table.add_column("due", justify="right")
 
     def add(target_id: str, what: str, target_time: int) -> None:
         best, last, attempts = records.get(target_id, (None, "-", 0))
-        table.add_row(target_id, what, format_time(target_time), t(best), last, str(attempts))
+        cells: list[RenderableType] = [target_id, what, format_time(target_time), t(best), last, str(attempts)]
+        if due is not None:
+            when = due.get(target_id, "-")
+            cells.append(Text(when, style="bold" if when == "now" or when.endswith("ago") else ""))
+        table.add_row(*cells)
 
     def symbols(target: Target) -> str:
         return ", ".join(s.removeprefix("Tensor.") if i else s for i, s in enumerate(target.symbols))
@@ -228,3 +239,94 @@ def comparison(c: Comparison) -> RenderableType:
         table.add_row(mine, Syntax(reference, "python", theme="ansi_dark", word_wrap=True))
         parts.append(table)
     return Group(*parts)
+
+
+# ---------------------------------------------------------------------------- spaced repetition, review cards, charts
+
+DAY = 86_400
+
+
+def due_in(seconds: float) -> str:
+    """When a card is due, from now: ``now``, ``in 40 min``, ``in 5 h``, ``in 3 days``, ``2 days ago``."""
+    if seconds <= 0:
+        late = round(-seconds / DAY)
+        return "now" if late < 1 else f"{late} day{'s' if late != 1 else ''} ago"
+    if seconds < 3600:
+        return f"in {max(1, round(seconds / 60))} min"
+    if seconds < DAY:
+        return f"in {round(seconds / 3600)} h"
+    days = round(seconds / DAY)
+    return f"in {days} day{'s' if days != 1 else ''}"
+
+
+def reason(card: TargetCard, now: float) -> str:
+    """Why a card is where it is in the queue, in a few words."""
+    if card.new:
+        return "never drilled"
+    last = card.last
+    assert last is not None
+    did = "you gave up" if last.time is None else f"passed in {format_time(last.time)}"
+    if last.time is not None and last.assisted:
+        did += " with help"
+    when = due_in(card.due - now)
+    due = "due now" if when == "now" else f"due {when}"
+    return f"{due}: last time {did} ({last.rating})"
+
+
+def next_view(queue: list[TargetCard], now: float, shown: int = 4) -> RenderableType:
+    """``drill next``: the chosen target, why, the ones after it, and the command."""
+    chosen = queue[0]
+    lines: list[RenderableType] = []
+    if chosen.due > now:
+        lines.append(Text(f" Nothing is due. The first to come due is {chosen.target} ({due_in(chosen.due - now)}).", style="bold"))
+    line = Text(" Drill now: ", style="bold")
+    line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now)}", style="dim")
+    lines.append(line)
+    if len(queue) > 1:
+        after = ", ".join(f"{c.target} ({due_in(c.due - now)})" for c in queue[1 : 1 + shown])
+        lines.append(Text(f" Then: {after}", style="dim"))
+    lines.append(Text(" A give-up comes back tomorrow, a fast pass much later (drill next --help).", style="dim"))
+    lines.append(next_step("drill next --start", f"(or drill start {chosen.target})"))
+    return Group(*lines)
+
+
+def review_card(card: ReviewCard) -> RenderableType:
+    """A review card: the key formula, the classic bugs, what an interviewer asks next."""
+    from rich.panel import Panel
+
+    def bullets(items: tuple[str, ...]) -> Padding:
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for item in items:
+            grid.add_row("•", Text(item))
+        return Padding(grid, (0, 0, 0, 2))
+
+    body = Group(
+        Text("Key formula", style="bold"),
+        Padding(Text(card.formula, no_wrap=True, overflow="fold"), (0, 0, 0, 2)),
+        Text("Classic bugs", style="bold"),
+        bullets(card.classic_bugs),
+        Text("What an interviewer asks next", style="bold"),
+        bullets(card.interviewer_next),
+    )
+    return Panel(body, title=f"review: {card.target}", title_align="left", border_style="dim")
+
+
+def streak_line(streak: Streak) -> Text:
+    """The streak of practice days, and the last two weeks (■ practised, · not)."""
+    line = Text(" Streak: ", style="bold")
+    days = f"{streak.days} day{'s' if streak.days != 1 else ''}"
+    if streak.days == 0:
+        line.append("none")
+        if streak.last is not None:
+            line.append(f" (last practice {streak.last:%a %d %b}): finish an attempt today to start one")
+    elif streak.today:
+        line.append(days, style="bold green").append(", today included")
+    else:
+        line.append(days, style="bold yellow").append(": finish an attempt today to keep it")
+    line.append(f"\n Longest: {streak.longest} day{'s' if streak.longest != 1 else ''}.  ")
+    line.append(f"Last {len(streak.recent)} days: ")
+    line.append("".join("■" if d else "·" for d in streak.recent), style="green")
+    line.append(" (today last)", style="dim")
+    return line

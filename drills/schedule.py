@@ -15,24 +15,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
-from fsrs import Card, Rating, Scheduler
+from datetime import UTC, datetime
+from functools import cache
+from typing import TYPE_CHECKING
 
 from drills.catalog import load_catalog
 from drills.history import Attempt, History
 
-FULL = "full"
-DAY = 86_400.0
+if TYPE_CHECKING:
+    from fsrs import Rating, Scheduler
 
-SCHEDULER = Scheduler(
-    # NOTE: no intraday learning steps. A drill takes minutes, and fsrs's default 1- and
-    # 10-minute steps would put the target just drilled first in line again; every review
-    # schedules whole days (a give-up comes back tomorrow).
-    learning_steps=(),
-    relearning_steps=(),
-    enable_fuzzing=False,  # the same history gives the same schedule, in tests and between runs
-)
+FULL = "full"
+
+
+@cache
+def scheduler() -> Scheduler:
+    """The fsrs scheduler, built once (fsrs is imported only when there is a review to replay)."""
+    from fsrs import Scheduler
+
+    return Scheduler(
+        # NOTE: no intraday learning steps. A drill takes minutes, and fsrs's default 1- and
+        # 10-minute steps would put the target just drilled first in line again; every review
+        # schedules whole days (a give-up comes back tomorrow).
+        learning_steps=(),
+        relearning_steps=(),
+        enable_fuzzing=False,  # the same history gives the same schedule, in tests and between runs
+    )
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,8 @@ class TargetCard:
 
 def rate(attempt: Attempt, target_time: float) -> Rating:
     """The fsrs rating of a finished attempt."""
+    from fsrs import Rating
+
     if attempt.outcome != "passed":
         return Rating.Again
     time = attempt.time if attempt.time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
@@ -95,7 +105,7 @@ def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
 
 
 def _utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, timezone.utc)
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 def card(target: str, order: int, target_time: int, attempts: Sequence[Attempt], now: float) -> TargetCard:
@@ -103,14 +113,16 @@ def card(target: str, order: int, target_time: int, attempts: Sequence[Attempt],
     done = finished(attempts)
     if not done:
         return TargetCard(target, order, target_time, now, (), None)
+    from fsrs import Card
+
     first = _utc(done[0].ended_at or now)
     state = Card(card_id=order + 1, due=first)  # an explicit id: fsrs would read (and sleep on) the wall clock
     reviews = []
     for attempt in done:
         rating = rate(attempt, target_time)
-        state, _ = SCHEDULER.review_card(state, rating, review_datetime=_utc(attempt.ended_at or now))
+        state, _ = scheduler().review_card(state, rating, review_datetime=_utc(attempt.ended_at or now))
         reviews.append(Review(attempt.id, attempt.ended_at or now, rating.name, attempt.time, attempt.assisted))
-    due = (state.due - datetime.fromtimestamp(0, timezone.utc)) / timedelta(seconds=1)
+    due = state.due.timestamp()
     return TargetCard(target, order, target_time, due, tuple(reviews), state.stability)
 
 

@@ -288,17 +288,11 @@ def stats(history: History, target_id: str) -> TargetStats:
     )
 
 
-def suggest_next(history: History) -> str:
-    """The target to drill now: the first never passed, else the one passed longest ago."""
-    catalog = load_catalog()
-    last_pass: dict[str, float] = {}
-    for a in history.attempts():
-        if a.outcome == "passed" and a.ended_at is not None:
-            last_pass[a.target] = a.ended_at
-    for target in catalog.targets:
-        if target.id not in last_pass:
-            return target.id
-    return min(catalog.targets, key=lambda t: last_pass[t.id]).id
+def suggest_next(history: History, now: float) -> str:
+    """The target to drill now, by spaced repetition (drills/schedule.py): the most overdue, else one never drilled."""
+    from drills.schedule import choose  # fsrs: only for the commands that schedule
+
+    return choose(history, now).target
 
 
 # ---------------------------------------------------------------------------- pause, give up, abandon, hints

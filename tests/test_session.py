@@ -652,14 +652,12 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
     assert s.target_time == 2700 and s.attempts == 1 and s.best == 1500 and s.share_under == 1
 
 
-def test_suggest_next_first_never_passed_then_longest_ago(history, clock, workspace, fake_grading):
-    assert session.suggest_next(history) == "unbroadcast"
-    finish_attempt(history, clock, workspace, "unbroadcast", 100)
-    assert session.suggest_next(history) == "backward"
-    give_up_attempt(history, clock, workspace, "backward", 100)
-    assert session.suggest_next(history) == "backward"  # given up is not passed
-    for target in ["cross-entropy", "softmax", "unary", "arith", "backward"]:
-        finish_attempt(history, clock, workspace, target, 100)
-    assert session.suggest_next(history) == "unbroadcast"  # passed longest ago
-    finish_attempt(history, clock, workspace, "unbroadcast", 100)
-    assert session.suggest_next(history) == "cross-entropy"
+def test_suggest_next_is_the_schedules_choice(history, clock, workspace, fake_grading):
+    """drills/schedule.py decides (tests/test_schedule.py checks it); suggest_next names its choice."""
+    assert session.suggest_next(history, clock()) == "unbroadcast"  # nothing drilled: the first in the catalog
+    finish_attempt(history, clock, workspace, "unbroadcast", 100)  # under half of 5:00: Easy
+    assert session.suggest_next(history, clock()) == "backward"
+    give_up_attempt(history, clock, workspace, "backward", 100)  # Again: due tomorrow
+    assert session.suggest_next(history, clock()) == "arith"
+    clock.advance(2 * 86_400)
+    assert session.suggest_next(history, clock()) == "backward"  # overdue comes before never drilled

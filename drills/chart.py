@@ -1,0 +1,345 @@
+"""Progress charts: each attempt's time over the days with the target time as a line, the streak of
+practice days, and the full drill's splits with the sum of best.
+
+``progress`` gathers the data from the history (frozen dataclasses); ``draw`` turns it into text with
+plotext (imported there: it costs a third of a second). Days are calendar days in the time zone
+given (the local one by default).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, tzinfo
+from typing import Any
+
+from drills.catalog import format_time, load_catalog
+from drills.history import Attempt, History
+from drills.session import FULL, segments
+
+COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
+"""256-colour codes, one per target in catalog order (the same target, the same colour, in every chart)."""
+MARKERS = ("●", "◆", "■", "▲", "▼", "○", "◇", "□", "△", "▽", "◎", "◈")
+GAVE_UP = "✗"
+ASSISTED = "○"
+TARGET_LINE = 8  # grey
+BEST_LINE = 10  # green
+
+
+# ---------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Point:
+    at: float
+    """When the attempt ended (epoch seconds)."""
+    seconds: float
+    """The clock at the end: a pass's time, or when you gave up."""
+    passed: bool
+    assisted: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    target: str
+    target_time: int
+    index: int
+    """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class FullRun:
+    number: int
+    at: float
+    seconds: float
+    """The clock at the end: the run's time if it passed, else when you gave up."""
+    passed: bool
+    segments: tuple[tuple[str, float], ...]
+    """(target, time spent on it since the previous split), in the order passed."""
+
+
+@dataclass(frozen=True)
+class Streak:
+    days: int
+    """Consecutive days with a finished attempt, ending today or yesterday."""
+    today: bool
+    """Today is one of them (else the streak ends yesterday, or is 0)."""
+    longest: int
+    last: date | None
+    """The latest practice day."""
+    recent: tuple[bool, ...]
+    """Practised or not, for each of the last 14 days, today last."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    series: tuple[Series, ...]
+    """Targets with at least one finished attempt, in catalog order."""
+    full: tuple[FullRun, ...]
+    sum_of_best: float | None
+    """Of the full drill's splits (unassisted runs), when every core target has one."""
+    streak: Streak
+    first_day: date | None
+    today: date
+    tz: tzinfo | None
+
+
+def day_of(seconds: float, tz: tzinfo | None = None) -> date:
+    return datetime.fromtimestamp(seconds, tz).date()
+
+
+def midnight(day: date, tz: tzinfo | None = None) -> float:
+    return datetime.combine(day, time(), tzinfo=tz).timestamp()
+
+
+def streak(days: set[date], today: date, window: int = 14) -> Streak:
+    yesterday = today - timedelta(days=1)
+    end = today if today in days else yesterday if yesterday in days else None
+    current = 0
+    if end is not None:
+        while end - timedelta(days=current) in days:
+            current += 1
+    longest, run, previous = 0, 0, None
+    for day in sorted(days):
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        longest, previous = max(longest, run), day
+    recent = tuple(today - timedelta(days=k) in days for k in range(window - 1, -1, -1))
+    return Streak(current, today in days, longest, max(days, default=None), recent)
+
+
+def _finished(attempts: list[Attempt]) -> list[Attempt]:
+    done = [a for a in attempts if a.outcome in ("passed", "gave-up") and a.ended_at is not None]
+    return sorted(done, key=lambda a: (a.ended_at, a.id))
+
+
+def _seconds(attempt: Attempt) -> float:
+    """A pass's time; for a give-up, the clock when you gave up."""
+    time = attempt.time
+    return time if time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
+
+
+def progress(history: History, now: float, tz: tzinfo | None = None) -> Progress:
+    catalog = load_catalog()
+    slots = [(t.id, t.target_time) for t in catalog.targets] + [(FULL, catalog.full_time)]
+    slots += [(t.id, t.target_time) for t in catalog.extensions]
+    by_target: dict[str, list[Attempt]] = {}
+    for attempt in history.attempts():
+        by_target.setdefault(attempt.target, []).append(attempt)
+    series = []
+    for index, (target, limit) in enumerate(slots):
+        done = _finished(by_target.get(target, []))
+        if done:
+            points = tuple(Point(a.ended_at or now, _seconds(a), a.outcome == "passed", a.assisted) for a in done)
+            series.append(Series(target, limit, index, points))
+    fulls = _finished(by_target.get(FULL, []))
+    runs = tuple(
+        FullRun(n, a.ended_at or now, _seconds(a), a.outcome == "passed", tuple(segments(a)))
+        for n, a in enumerate(fulls, 1)
+    )
+    best: dict[str, float] = {}
+    for a in by_target.get(FULL, []):  # as the scoreboard counts it: every unassisted run with splits
+        if not a.assisted:
+            for target, seconds in segments(a):
+                best[target] = min(seconds, best.get(target, seconds))
+    sob = sum(best.values()) if len(best) == len(catalog.targets) else None
+    days = {day_of(p.at, tz) for s in series for p in s.points}
+    today = day_of(now, tz)
+    return Progress(tuple(series), runs, sob, streak(days, today), min(days, default=None), today, tz)
+
+
+# ---------------------------------------------------------------------------- drawing
+
+
+def _paint(text: str, color: int | None) -> str:
+    return text if color is None else f"\x1b[38;5;{color}m{text}\x1b[0m"
+
+
+def _legend(items: list[tuple[str, int | None, str]], width: int, color: bool) -> str:
+    """One line (or more) under the chart: symbol, then label; wrapped to the width."""
+    lines, line, used = [], " ", 1
+    for symbol, code, label in items:
+        cell = f"{symbol} {label}   "
+        if used + len(cell) > width and used > 1:
+            lines.append(line.rstrip())
+            line, used = " ", 1
+        line += _paint(symbol, code if color else None) + f" {label}   "
+        used += len(cell)
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _nice_step(span: float, ticks: int, steps: tuple[float, ...]) -> float:
+    return next((s for s in steps if span / s <= ticks), steps[-1] * math.ceil(span / steps[-1] / ticks))
+
+
+def _figure(width: int, height: int, title: str) -> Any:
+    import plotext as plt  # a third of a second to import: only when a chart is drawn
+
+    plt.terminal.limit(False, False)  # the size is ours (from the console), not plotext's guess
+    figure = plt.figure
+    figure.clear()
+    figure.plot_size(width, height)
+    figure.theme("simple")
+    figure.title(title)
+    return figure
+
+
+def _marker(symbol: str, color: int) -> Any:
+    import plotext as plt
+
+    return plt.marker(symbol, pixel=plt.pixel(foreground=color))
+
+
+def _day_axis(figure: Any, p: Progress, width: int) -> None:
+    assert p.first_day is not None
+    days = max(1, (p.today - p.first_day).days + 1)  # at least today (a clock set back: the first day)
+    step = max(1, math.ceil(days / max(1, (width - 10) // 9)))
+    form = "%a %d" if days <= 14 else "%d %b"
+    positions = list(range(0, days, step))
+    labels = [(p.first_day + timedelta(days=k)).strftime(form) for k in positions]
+    figure.ruler("x").ticks([k + 0.5 for k in positions], labels)
+    figure.ruler("x").lim(0, days)
+
+
+def _x(p: Progress, at: float) -> float:
+    """Days since the first day's midnight, as a float."""
+    assert p.first_day is not None
+    day = day_of(at, p.tz)
+    start = midnight(day, p.tz)
+    return (day - p.first_day).days + (at - start) / max(midnight(day + timedelta(days=1), p.tz) - start, 1.0)
+
+
+def _y_axis(figure: Any, top: float, unit: str, height: int, mark: float | None = None) -> None:
+    """Ticks from 0 to ``top``: percentages, or minutes written m:ss; ``mark`` (the target) always has one."""
+    ticks = max(2, min(6, height // 3))
+    if unit == "%":
+        step = _nice_step(top, ticks, (10, 25, 50, 100, 200, 500))
+        labels = lambda v: f"{v:g}%"  # noqa: E731
+    else:
+        step = _nice_step(top, ticks, (0.5, 1, 2, 5, 10, 15, 30, 60))
+        labels = lambda v: format_time(v * 60)  # noqa: E731
+    positions = [k * step for k in range(int(top // step) + 1)]
+    if mark is not None:
+        positions = sorted([p for p in positions if abs(p - mark) >= step / 2] + [mark])
+    figure.ruler("y").ticks(positions, [labels(v) for v in positions])
+    figure.ruler("y").lim(0, top)
+
+
+def _draw_series(figure: Any, xs: list[float], ys: list[float], symbol: str, color: int, lines: bool) -> None:
+    if not xs:
+        return
+    if lines and len(xs) > 1:
+        figure.draw(figure.signal(xs, ys, marker=_marker("braille", color)).lines())
+    figure.draw(figure.signal(xs, ys, marker=_marker(symbol, color)))
+
+
+def draw_overview(p: Progress, width: int, height: int, color: bool = True) -> str:
+    """Every target on one chart, each attempt's time as a share of its target time (100% = on target)."""
+    figure = _figure(width, height, "time per attempt, as a share of the target time")
+    tops = [100.0]
+    legend: list[tuple[str, int | None, str]] = []
+    for s in p.series:
+        code, symbol = COLORS[s.index % len(COLORS)], MARKERS[s.index % len(MARKERS)]
+        passed = [(_x(p, q.at), 100 * q.seconds / s.target_time) for q in s.points if q.passed]
+        gave_up = [(_x(p, q.at), 100 * q.seconds / s.target_time) for q in s.points if not q.passed]
+        _draw_series(figure, [x for x, _ in passed], [y for _, y in passed], symbol, code, lines=True)
+        _draw_series(figure, [x for x, _ in gave_up], [y for _, y in gave_up], GAVE_UP, code, lines=False)
+        tops += [y for _, y in passed + gave_up]
+        legend.append((symbol, code, s.target))
+    figure.line(100, pixel=_pixel(TARGET_LINE))
+    _day_axis(figure, p, width)
+    _y_axis(figure, max(tops) * 1.1, "%", height, mark=100)
+    legend += [(GAVE_UP, None, "gave up"), ("─", TARGET_LINE, "target time (100%)")]
+    return figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
+
+
+def draw_target(p: Progress, target: str, width: int, height: int, color: bool = True) -> str:
+    """One target: each attempt's time in minutes, with its target time as a line."""
+    s = next(s for s in p.series if s.target == target)
+    code, symbol = COLORS[s.index % len(COLORS)], MARKERS[s.index % len(MARKERS)]
+    figure = _figure(width, height, f"{target}: time per attempt")
+    plain = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and not q.assisted]
+    helped = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and q.assisted]
+    gave_up = [(_x(p, q.at), q.seconds / 60) for q in s.points if not q.passed]
+    passed = sorted(plain + helped)
+    if len(passed) > 1:
+        figure.draw(
+            figure.signal([x for x, _ in passed], [y for _, y in passed], marker=_marker("braille", code)).lines()
+        )
+    _draw_series(figure, [x for x, _ in plain], [y for _, y in plain], symbol, code, lines=False)
+    _draw_series(figure, [x for x, _ in helped], [y for _, y in helped], ASSISTED, code, lines=False)
+    _draw_series(figure, [x for x, _ in gave_up], [y for _, y in gave_up], GAVE_UP, code, lines=False)
+    figure.line(s.target_time / 60, pixel=_pixel(TARGET_LINE))
+    _day_axis(figure, p, width)
+    top = max([s.target_time / 60] + [q.seconds / 60 for q in s.points]) * 1.15
+    _y_axis(figure, top, "min", height, mark=s.target_time / 60)
+    legend: list[tuple[str, int | None, str]] = [(symbol, code, "passed")]
+    if helped:
+        legend.append((ASSISTED, code, "assisted"))
+    if gave_up:
+        legend.append((GAVE_UP, code, "gave up"))
+    legend.append(("─", TARGET_LINE, f"target {format_time(s.target_time)}"))
+    return figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
+
+
+def draw_full(p: Progress, width: int, height: int, color: bool = True) -> str:
+    """The full drill: each run's total against 45:00 and the sum of best, then each target's split per run."""
+    catalog = load_catalog()
+    runs = p.full
+    half = max(8, height // 2)
+    numbers = [r.number for r in runs]
+    step = max(1, math.ceil(len(runs) / max(1, (width - 10) // 6)))
+
+    def run_axis(figure: Any) -> None:
+        shown = numbers[::step]
+        figure.ruler("x").ticks(shown, [f"#{n}" for n in shown])
+        figure.ruler("x").lim(0.5, len(runs) + 0.5)
+
+    figure = _figure(width, half, "full: each run's total")
+    code = COLORS[len(catalog.targets) % len(COLORS)]
+    passed = [(r.number, r.seconds / 60) for r in runs if r.passed]
+    gave_up = [(r.number, r.seconds / 60) for r in runs if not r.passed]
+    _draw_series(figure, [x for x, _ in passed], [y for _, y in passed], MARKERS[0], code, lines=True)
+    _draw_series(figure, [x for x, _ in gave_up], [y for _, y in gave_up], GAVE_UP, code, lines=False)
+    figure.line(catalog.full_time / 60, pixel=_pixel(TARGET_LINE))
+    legend: list[tuple[str, int | None, str]] = [(MARKERS[0], code, "passed")]
+    if gave_up:
+        legend.append((GAVE_UP, code, "gave up"))
+    legend.append(("─", TARGET_LINE, f"target {format_time(catalog.full_time)}"))
+    if p.sum_of_best is not None:
+        figure.line(p.sum_of_best / 60, pixel=_pixel(BEST_LINE))
+        legend.append(("─", BEST_LINE, f"sum of best {format_time(p.sum_of_best)}"))
+    top = max([catalog.full_time / 60] + [y for _, y in passed + gave_up]) * 1.15
+    run_axis(figure)
+    _y_axis(figure, top, "min", half, mark=catalog.full_time / 60)
+    totals = figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
+
+    figure = _figure(width, half, "full: each target's split per run")
+    legend = []
+    tops = [1.0]
+    for index, target in enumerate(catalog.targets):
+        points = [(r.number, s / 60) for r in runs for t, s in r.segments if t == target.id]
+        code = COLORS[index % len(COLORS)]
+        _draw_series(figure, [x for x, _ in points], [y for _, y in points], MARKERS[index], code, lines=True)
+        tops += [y for _, y in points]
+        legend.append((MARKERS[index], code, target.id))
+    run_axis(figure)
+    _y_axis(figure, max(tops) * 1.15, "min", half)
+    splits = figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
+    return totals + "\n\n" + splits
+
+
+def _pixel(color: int) -> Any:
+    import plotext as plt
+
+    return plt.pixel(foreground=color)
+
+
+def draw(p: Progress, target: str | None, width: int, height: int, color: bool = True) -> str:
+    """The chart for ``drill chart [TARGET]``, as text (ANSI colours unless ``color`` is False)."""
+    if target == FULL:
+        return draw_full(p, width, height, color)
+    if target is not None:
+        return draw_target(p, target, width, height, color)
+    return draw_overview(p, width, height, color)

@@ -1,0 +1,149 @@
+"""Review cards (drills/reviews.toml, drills/reviews.py): one per core target and for full, shown after a
+pass with the scoreboard and by ``drill review TARGET``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from typer.testing import CliRunner
+
+from drills import cli, reviews, session
+from drills.clock import MockClock
+from drills.grading import GradeResult, TargetResult
+from tests.conftest import CATALOG, REFERENCE
+
+runner = CliRunner()
+T0 = 1_800_000_000.0
+CARDS = reviews.load_reviews()
+
+
+@pytest.fixture(autouse=True)
+def console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "out", Console(highlight=False, width=100))
+    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=100))
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
+    mock = MockClock(T0)
+    monkeypatch.setattr(cli, "CLOCK", mock)
+    return mock
+
+
+def drill(*args: str, code: int = 0):
+    result = runner.invoke(cli.app, list(args))
+    assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
+    return result
+
+
+def said(result) -> str:
+    return " ".join(result.output.split())
+
+
+# ---------------------------------------------------------------------------- the cards, as data
+
+
+@pytest.mark.parametrize("target", [*CATALOG.ids, "full"])
+def test_every_core_target_and_full_has_a_card(target):
+    card = reviews.review_for(target)
+    assert card is not None, f"drills/reviews.toml has no card for {target}"
+    assert card.target == target and card.formula.strip()
+    assert len(card.classic_bugs) >= 3 and len(card.interviewer_next) >= 3
+    assert all(item.strip() for item in (*card.classic_bugs, *card.interviewer_next))
+
+
+def test_cards_are_for_catalog_targets_only_and_fit_an_80_column_terminal():
+    assert set(CARDS) <= {*CATALOG.all_ids, "full"}
+    text = Path(reviews.REVIEWS_FILE).read_text(encoding="utf-8")
+    ids = re.findall(r'^id = "(.+)"$', text, re.M)
+    assert len(ids) == len(set(ids)), "a target has two cards"
+    for card in CARDS.values():
+        for line in card.formula.splitlines():  # a formula line is never wrapped: it must fit the card
+            assert cell_len(line) <= 74, f"{card.target}: {line!r}"
+
+
+def test_review_for_a_target_without_a_card():
+    assert reviews.review_for("no-such-target") is None
+
+
+# ---------------------------------------------------------------------------- drill review
+
+
+def test_drill_review_shows_the_card_and_where_you_stand(clock):
+    result = drill("review", "unbroadcast")
+    text = said(result)
+    card = CARDS["unbroadcast"]
+    assert "review: unbroadcast" in text
+    assert "Key formula" in text and "Classic bugs" in text and "What an interviewer asks next" in text
+    for line in card.formula.splitlines():
+        assert line.strip() in result.output
+    for item in (*card.classic_bugs, *card.interviewer_next):
+        assert " ".join(item.split())[:40] in text
+    assert "Next: drill start unbroadcast yours: never drilled; due now" in text
+    assert all(cell_len(line) <= 100 for line in result.output.splitlines())
+
+
+def test_drill_review_full_and_the_marker_spelling(clock):
+    assert "review: full" in said(drill("review", "full"))
+    assert "review: cross-entropy" in said(drill("review", "cross_entropy"))
+
+
+def test_drill_review_of_an_unknown_target(clock):
+    result = drill("review", "backwrd", code=2)
+    assert "Did you mean 'backward'" in said(result) and "Traceback" not in result.output
+
+
+def test_drill_review_says_no_card_yet_cleanly(clock, monkeypatch):
+    monkeypatch.setattr(reviews, "review_for", lambda target: None)
+    text = said(drill("review", "arith"))
+    assert "No card yet for arith" in text and "drill hint arith" in text
+
+
+# ---------------------------------------------------------------------------- after a pass
+
+
+@pytest.fixture
+def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
+    def grade(file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
+        blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
+        return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
+
+    monkeypatch.setattr(session, "grade", grade)
+
+
+def solve(workspace: Path, target: str) -> None:
+    (workspace / f"{target}.py").write_text(REFERENCE.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def test_the_card_follows_the_scoreboard_after_a_pass(clock, tmp_path, passing_grader):
+    workspace = tmp_path / "solutions"
+    drill("start", "softmax")
+    clock.advance(200)
+    assert "review:" not in said(drill("check", code=1))  # not passed yet: no card
+    solve(workspace, "softmax")
+    result = drill("check")
+    output = result.output
+    assert "✓ softmax passed at 3:20" in said(result)
+    scoreboard, card, diff = output.index("attempts"), output.index("review: softmax"), output.index("Next: drill diff")
+    assert scoreboard < card < diff
+    assert "Next due: unbroadcast (never drilled); drill next --start" in said(result)
+
+
+def test_a_give_up_shows_no_card(clock, passing_grader):
+    drill("start", "arith")
+    assert "review:" not in said(drill("give-up"))
+
+
+def test_the_card_after_a_real_pass(clock, tmp_path):
+    """Real grading (the oracle suite in a child, about a second): the reference passes, the card appears."""
+    workspace = tmp_path / "solutions"
+    drill("start", "cross-entropy")
+    clock.advance(95)
+    solve(workspace, "cross-entropy")
+    text = said(drill("check"))
+    assert "✓ cross-entropy passed at 1:35" in text
+    assert "review: cross-entropy" in text and "(softmax(x) - one_hot(y)) / N" in text

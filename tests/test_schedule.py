@@ -1,0 +1,292 @@
+"""Spaced repetition (drills/schedule.py): ratings, the cards replayed from the history, the queue, and
+``drill next`` / ``drill list`` through the CLI, ending with a simulated week of practice.
+
+Attempts are recorded straight into the history, or through the CLI with a stand-in grader (every
+target passes once the file is the reference), so no test here runs the oracle suite.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fsrs import Card, Rating, Scheduler
+from rich.console import Console
+from typer.testing import CliRunner
+
+from drills import cli, schedule, session
+from drills.clock import MockClock
+from drills.grading import GradeResult, TargetResult
+from drills.history import History
+from drills.paths import history_path
+from tests.conftest import CATALOG, REFERENCE, ROOT
+
+runner = CliRunner()
+T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+DAY = 86_400.0
+ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
+    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
+    mock = MockClock(T0)
+    monkeypatch.setattr(cli, "CLOCK", mock)
+    return mock
+
+
+@pytest.fixture
+def store():
+    history = History(history_path())
+    yield history
+    history.close()
+
+
+@pytest.fixture
+def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stands in for the grader: every target passes unless a stub is left in the file."""
+
+    def grade(file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
+        blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
+        return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
+
+    monkeypatch.setattr(session, "grade", grade)
+
+
+def drill(*args: str, code: int | None = 0):
+    result = runner.invoke(cli.app, list(args))
+    if code is not None:
+        assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
+    return result
+
+
+def said(result) -> str:
+    return " ".join(result.output.split())
+
+
+def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
+    """A finished attempt, straight into the history: started at ``at``, ended ``seconds`` later."""
+    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
+    if outcome == "passed":
+        for t in CATALOG.ids if target == "full" else [target]:
+            store.add_split(attempt, t, seconds)
+    if assisted:
+        store.mark_assisted(attempt)
+    return store.finish(attempt, outcome, at + seconds)
+
+
+def card_of(store: History, target: str, now: float) -> schedule.TargetCard:
+    return next(c for c in schedule.deck(store, now) if c.target == target)
+
+
+# ---------------------------------------------------------------------------- ratings
+
+
+@pytest.mark.parametrize(
+    ("outcome", "seconds", "assisted", "rating"),
+    [
+        pytest.param("gave-up", 100, False, Rating.Again, id="gave-up"),
+        pytest.param("passed", 301, False, Rating.Hard, id="over-target"),
+        pytest.param("passed", 100, True, Rating.Hard, id="assisted-even-fast"),
+        pytest.param("passed", 300, False, Rating.Good, id="on-target"),
+        pytest.param("passed", 150, False, Rating.Good, id="exactly-half"),
+        pytest.param("passed", 149, False, Rating.Easy, id="under-half"),
+    ],
+)
+def test_rating_from_outcome_and_time(store, outcome, seconds, assisted, rating):
+    attempt = record(store, "unbroadcast", seconds, T0, outcome, assisted)
+    assert schedule.rate(attempt, 300) == rating
+
+
+def test_the_scheduler_is_deterministic_and_schedules_whole_days():
+    assert schedule.scheduler().enable_fuzzing is False
+    assert schedule.scheduler().learning_steps == () and schedule.scheduler().relearning_steps == ()
+
+
+# ---------------------------------------------------------------------------- cards from the history
+
+
+def test_a_fresh_history_is_all_due_now_in_catalog_order(store):
+    queue = schedule.queue(store, T0)
+    assert [c.target for c in queue] == ORDER  # core targets, full, then the extensions
+    assert all(c.new and c.due == T0 for c in queue)
+    assert schedule.choose(store, T0).target == CATALOG.ids[0]
+
+
+def test_the_card_is_the_replay_of_every_finished_attempt(store):
+    """Derived, not stored: the same reviews through fsrs by hand give the same due date."""
+    record(store, "arith", 700, T0)  # over 10:00: Hard
+    record(store, "arith", 5, T0 + 3600, outcome="abandoned")  # a reset, not a review
+    record(store, "arith", 500, T0 + 2 * DAY)  # Good
+    record(store, "arith", 200, T0 + 5 * DAY)  # under half: Easy
+    store.start("arith", Path("/nowhere/arith.py"), T0 + 20 * DAY)  # in progress: not a review
+    now = T0 + 20 * DAY + 60
+    card = card_of(store, "arith", now)
+    assert [r.rating for r in card.reviews] == ["Hard", "Good", "Easy"]
+
+    by_hand = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    state = Card(card_id=1, due=datetime.fromtimestamp(T0, UTC))
+    for rating, end in [(Rating.Hard, T0 + 700), (Rating.Good, T0 + 2 * DAY + 500), (Rating.Easy, T0 + 5 * DAY + 200)]:
+        state, _ = by_hand.review_card(state, rating, review_datetime=datetime.fromtimestamp(end, UTC))
+    assert card.due == state.due.timestamp()
+    assert card.stability == pytest.approx(state.stability)
+    assert card_of(store, "arith", now) == card  # the same history, the same card
+
+
+def test_a_give_up_comes_back_sooner_than_a_slow_pass_sooner_than_a_fast_one(store):
+    record(store, "unbroadcast", 100, T0)  # Easy
+    record(store, "backward", 400, T0)  # Good
+    record(store, "arith", 660, T0)  # Hard
+    record(store, "unary", 300, T0, outcome="gave-up")  # Again
+    due = {t: card_of(store, t, T0).due - (T0 + 0) for t in ("unbroadcast", "backward", "arith", "unary")}
+    assert due["unary"] <= due["arith"] < due["backward"] < due["unbroadcast"]
+    assert due["unary"] == pytest.approx(DAY + 300)  # a give-up: tomorrow
+    assert due["unbroadcast"] > 5 * DAY
+
+
+def test_the_most_overdue_goes_first_then_those_never_drilled(store):
+    record(store, "softmax", 300, T0, outcome="gave-up")
+    record(store, "arith", 660, T0 + 3600)  # Hard: tomorrow
+    now = T0 + 3 * DAY
+    queue = schedule.queue(store, now)
+    assert [c.target for c in queue[:3]] == ["softmax", "arith", "unbroadcast"]
+    assert queue[0].overdue(now) > queue[1].overdue(now) > 0
+    assert session.suggest_next(store, now) == "softmax"
+
+
+def test_when_nothing_is_due_the_first_to_come_due_is_chosen(store):
+    for target in ORDER:
+        record(store, target, 60, T0)  # all fast: Easy (full in a minute, why not)
+    record(store, "cross-entropy", 170, T0 + 60)  # a second review, Good, a little later
+    chosen = schedule.choose(store, T0 + DAY)
+    assert chosen.due > T0 + DAY
+    assert chosen.due == min(c.due for c in schedule.deck(store, T0 + DAY))
+
+
+def test_full_is_a_card_of_its_own(store):
+    record(store, "full", 3000, T0)  # over 45:00: Hard
+    full = card_of(store, "full", T0 + 3000)
+    assert [r.rating for r in full.reviews] == ["Hard"] and full.target_time == CATALOG.full_time
+    assert card_of(store, "unbroadcast", T0 + 3000).new  # a full run is not a review of each target
+
+
+def test_targets_no_longer_in_the_catalog_are_ignored(store):
+    record(store, "retired-target", 60, T0)
+    assert [c.target for c in schedule.queue(store, T0 + 60)] == ORDER
+
+
+# ---------------------------------------------------------------------------- drill next, drill list
+
+
+def test_drill_next_names_the_target_why_and_what_comes_after(clock, store):
+    record(store, "backward", 400, T0 - 3 * DAY, outcome="gave-up")
+    text = said(drill("next"))
+    assert "Drill now: backward" in text and "due 2 days ago" in text and "you gave up (Again)" in text
+    assert "Then: unbroadcast (now), arith (now)" in text
+    assert "Next: drill next --start (or drill start backward)" in text
+
+
+def test_drill_next_when_nothing_is_due(clock, store):
+    for target in ORDER:
+        record(store, target, 30, T0 - 3600)
+    text = said(drill("next"))
+    assert "Nothing is due" in text and "Drill now:" in text and "in 8 days" in text
+
+
+def test_drill_next_start_starts_the_chosen_target(clock, store, workspace):
+    record(store, "unbroadcast", 100, T0 - DAY)
+    text = said(drill("next", "--start"))
+    assert "drill next chose backward: never drilled" in text
+    assert "10:00 to beat" in text and (workspace / "backward.py").exists()
+    assert store.active().target == "backward"
+    # an attempt in progress: drill next says so, and --start refuses as drill start does
+    assert "Meanwhile, an attempt at backward is in progress" in said(drill("next"))
+    assert "drill abandon" in said(drill("next", "--start", code=2))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return tmp_path / "solutions"
+
+
+def test_drill_list_shows_when_each_target_is_due_and_suggests_the_choice(clock, store):
+    record(store, "unbroadcast", 100, T0 - 3 * DAY)  # Easy: in 8 days
+    record(store, "backward", 400, T0 - 3 * DAY, outcome="gave-up")  # overdue by 2 days
+    result = drill("list")
+    assert re.search(r"^unbroadcast\s.*\s1\s+in 5 days\s*$", result.output, re.M)
+    assert re.search(r"^backward\s.*\s1\s+2 days ago\s*$", result.output, re.M)
+    assert re.search(r"^arith\s.*\s0\s+now\s*$", result.output, re.M)
+    assert re.search(r"^full\s.*\s0\s+now\s*$", result.output, re.M)
+    assert "Next: drill start backward due 2 days ago: last time you gave up (Again) (or: drill next --start)" in said(
+        result
+    )
+
+
+def test_drill_list_and_status_do_not_load_fsrs_until_asked():
+    """cli.py imports fsrs only inside the commands that schedule: drill status and --help stay light."""
+    code = "import sys, drills.cli; sys.exit('fsrs' in sys.modules or 'plotext' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+# ---------------------------------------------------------------------------- a week of practice
+
+
+PLAN = {
+    # target: the clock at the end of its 1st, 2nd, ... attempt; None: gave up
+    "unbroadcast": [120],  # under half of 5:00: Easy, not back this week
+    "backward": [None, 540, 420],  # gave up first: back the next day
+    "arith": [720, 480],  # over 10:00 first: Hard
+    "unary": [300, 280],
+    "softmax": [None, 460, 400],
+    "cross-entropy": [80],  # Easy
+    "full": [2400],
+}
+
+
+def test_a_simulated_week_of_practice(clock, store, workspace, passing_grader):
+    """Seven days, three sessions a day (08:00, 13:00, 19:00 UTC): drill next --start, then a pass in the
+    planned time (drill check) or a give-up. The order must be what spaced repetition promises."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    picks: list[tuple[int, str, str]] = []  # (day, target, outcome)
+    counts: dict[str, int] = {}
+    for day in range(7):
+        for hour in (0, 5, 11):  # hours after 08:00
+            clock.now = T0 + day * DAY + hour * 3600
+            result = drill("next", "--start")
+            target = re.search(r"drill next chose (\S+?):", said(result)).group(1)
+            n = counts.get(target, 0)
+            counts[target] = n + 1
+            plan = PLAN.get(target, [])
+            seconds = plan[n] if n < len(plan) else 0.8 * session.target_time(target)
+            if seconds is None:
+                clock.advance(600)
+                drill("give-up")
+                picks.append((day, target, "gave up"))
+            else:
+                clock.advance(seconds)
+                (workspace / f"{target}.py").write_text(reference, encoding="utf-8")
+                checked = said(drill("check"))
+                assert f"✓ {target}" in checked and "Next due:" in checked
+                picks.append((day, target, "passed"))
+    order = [target for _, target, _ in picks]
+    # day 1: nothing drilled yet, so the catalog's order
+    assert order[:3] == ["unbroadcast", "backward", "arith"]
+    # a give-up comes back within a day and a half; a pass under half the target time not this week
+    first_give_up = next(i for i, p in enumerate(picks) if p[1] == "backward")
+    again = next(i for i, p in enumerate(picks) if p[1] == "backward" and i > first_give_up)
+    assert picks[again][0] - picks[first_give_up][0] <= 1
+    assert order.count("unbroadcast") == 1 and order.count("cross-entropy") == 1
+    # every core target and full came up; given-up targets came up more often than easy ones
+    assert {*CATALOG.ids, "full"} <= set(order)
+    assert order.count("softmax") > order.count("cross-entropy")
+    # the order is the scheduler's: replaying the history gives the same cards
+    assert schedule.choose(store, clock()).target == said(drill("next")).split("Drill now: ")[1].split()[0]
