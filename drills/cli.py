@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -175,6 +173,9 @@ def start(
         out.print(" Each target gets its own split when it first passes, like a speedrun timer.")
     out.print(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
     if edit:
+        import shlex
+        import subprocess
+
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             raise fail("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
@@ -565,8 +566,9 @@ def grade(
 
 # The commands run most often, with no arguments to parse, answer without building the typer app:
 # building it imports typer's parameter adapters and pydantic (about 150 ms, more than the rest of
-# `drill list`). Help, options and every other command go through typer.
-FAST_PATHS = {(): show_overview, ("list",): list_targets, ("status",): status}
+# `drill list`, and a tenth of a one-shot `drill check`). Help, options and every other command go
+# through typer.
+FAST_PATHS = {(): show_overview, ("list",): list_targets, ("status",): status, ("check",): check}
 
 
 def main() -> None:
