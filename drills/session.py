@@ -9,16 +9,13 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from drills.catalog import Target, format_time, load_catalog
 from drills.clock import Clock
+from drills.grading import GradeError, GradeResult, Runner, grade, run_in_subprocess
 from drills.history import Attempt, History
 from drills.paths import atomic_write, display
 from drills.stubs import REFERENCE, find_functions, stub_for
-
-if TYPE_CHECKING:  # grading (subprocess, tempfile) is imported by check() only: drill list stays light
-    from drills.grading import GradeResult, Runner
 
 FULL = "full"
 
@@ -134,8 +131,6 @@ def check(
     source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
-    from drills.grading import GradeError, grade, run_in_subprocess
-
     try:
         result = grade(
             attempt.file, targets_of(attempt.target), oracle=oracle, label=display(attempt.file), runner=runner or run_in_subprocess
