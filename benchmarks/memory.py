@@ -11,16 +11,16 @@ default backward, which releases each closure and its saved arrays as soon as it
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
+import sys
 import time
-import tracemalloc
 from pathlib import Path
 from types import ModuleType
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from grader.memory import training_peak  # noqa: E402 - after the path is set
 
 
 def reference() -> ModuleType:
@@ -32,27 +32,8 @@ def reference() -> ModuleType:
 
 
 def peak(engine: ModuleType, free: bool, layers: int, size: int, steps: int) -> tuple[int, float]:
-    rng = np.random.default_rng(0)
-    x = engine.Tensor(rng.standard_normal((size, size)) / size**0.5)
-    weights = [engine.Tensor(rng.standard_normal((size, size)) / size**0.5) for _ in range(layers)]
-    kept = []
-    gc.collect()
     start = time.perf_counter()
-    tracemalloc.start()
-    try:
-        for _ in range(steps):
-            h = x
-            for w in weights:
-                h = h @ w
-            loss = h.sum()
-            loss.backward(retain_graph=not free)
-            kept.append(loss)
-            del h
-        return tracemalloc.get_traced_memory()[1], time.perf_counter() - start
-    finally:
-        tracemalloc.stop()
-        del kept
-        gc.collect()
+    return training_peak(engine, free, steps, layers, size), time.perf_counter() - start
 
 
 def main() -> None:

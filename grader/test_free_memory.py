@@ -5,13 +5,13 @@ Correctness on glue graphs (only the user's Tensor.__init__ and backward run), t
 """
 
 import gc
-import tracemalloc
 import weakref
 
 import numpy as np
 import pytest
 
 from grader.graphs import Glue
+from grader.memory import training_peak
 
 pytestmark = pytest.mark.free_memory
 
@@ -132,35 +132,10 @@ def test_retain_graph_keeps_it(grade):
         )
 
 
-def _peak(impl, free: bool, steps: int = 8, layers: int = 30, n: int = 48) -> int:
-    """Peak bytes over ``steps`` training steps of a matmul chain that keep each loss (a logging list)."""
-    rng = np.random.default_rng(0)
-    x = impl.Tensor(rng.standard_normal((n, n)) / n**0.5)
-    weights = [impl.Tensor(rng.standard_normal((n, n)) / n**0.5) for _ in range(layers)]
-    kept = []
-    gc.collect()
-    tracemalloc.start()
-    try:
-        for _ in range(steps):
-            h = x
-            for w in weights:
-                h = h @ w
-            loss = h.sum()
-            if free:
-                loss.backward()
-            else:
-                loss.backward(retain_graph=True)
-            kept.append(loss)  # NOTE: the classic leak: a kept loss keeps its whole graph, unless backward freed it
-            del h
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_peak_memory_a_quarter_of_keeping_everything(grade):
     with grade.running("Tensor.backward"):
-        keep = _peak(grade.impl, free=False)
-        free = _peak(grade.impl, free=True)
+        keep = training_peak(grade.impl, free=False, steps=8, layers=30, size=48)
+        free = training_peak(grade.impl, free=True, steps=8, layers=30, size=48)
     ratio = free / keep
     if ratio > 0.25:
         raise grade.fail(
