@@ -50,14 +50,17 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def compare(name: str, ours: Any, expected: np.ndarray) -> str | None:
-    """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line."""
+def compare(name: str, ours: Any, expected: np.ndarray, source: str = "torch") -> str | None:
+    """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
+
+    ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
+    """
     try:
         ours_arr = np.asarray(ours, dtype=np.float64)
     except (TypeError, ValueError):
         return f"{name} is {type(ours).__name__}, not a numeric array"
     if ours_arr.shape != expected.shape:
-        return f"{name} has shape {ours_arr.shape}, torch's has shape {expected.shape}"
+        return f"{name} has shape {ours_arr.shape}, {source}'s has shape {expected.shape}"
     ok = np.isclose(ours_arr, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
     if ok.all():
         return None
@@ -66,15 +69,15 @@ def compare(name: str, ours: Any, expected: np.ndarray) -> str | None:
         index = tuple(np.argwhere(bad_finite)[0])
         where = _fmt_index(index) if index else ""
         return (
-            f"{name}{where} is {ours_arr[index]} where torch's is {_fmt(expected[index])}"
+            f"{name}{where} is {ours_arr[index]} where {source}'s is {_fmt(expected[index])}"
             f" ({int(bad_finite.sum())} of {expected.size} elements are inf or nan)"
         )
     err = np.where(ok, 0.0, np.abs(ours_arr - expected))
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
     where = f" at {_fmt_index(index)}" if index else ""
     return (
-        f"{name} differs from torch's by up to {err[index]:.3g}{where}"
-        f" (ours {_fmt(ours_arr[index])}, torch {_fmt(expected[index])});"
+        f"{name} differs from {source}'s by up to {err[index]:.3g}{where}"
+        f" (ours {_fmt(ours_arr[index])}, {source} {_fmt(expected[index])});"
         f" {int((~ok).sum())} of {expected.size} elements differ"
     )
 
@@ -244,10 +247,11 @@ class Grading:
         expected: np.ndarray,
         hint: str | None = None,
         out_shape: tuple[int, ...] | None = None,
+        source: str = "torch",
     ) -> None:
-        """Fail unless ``ours`` matches torch's ``expected``."""
+        """Fail unless ``ours`` matches ``expected`` (torch's, unless ``source`` says otherwise)."""
         __tracebackhide__ = True
-        problem = compare(name, ours, expected)
+        problem = compare(name, ours, expected, source)
         if problem is not None:
             failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
             raise GradeFailure(str(failure) + self.dependency_notes())

@@ -35,13 +35,22 @@ def test_init(grade, data):
             f".data is {type(t.data).__name__} {getattr(t.data, 'dtype', '')}",
             "store np.array(data, dtype=np.float64)",
         )
-    grade.expect("Tensor.__init__", ".data", t.data, expected)
-    grade.expect("Tensor.__init__", ".grad", t.grad, np.zeros_like(expected), "start .grad at np.zeros_like(data)")
+    grade.expect("Tensor.__init__", ".data", t.data, expected, source="expected")
+    grade.expect(
+        "Tensor.__init__",
+        ".grad",
+        t.grad,
+        np.zeros_like(expected),
+        "start .grad at np.zeros_like(data)",
+        source="expected",
+    )
     if t._prev != () or not callable(t._backward):
         raise grade.fail("Tensor.__init__", "a leaf needs _prev == () and a callable _backward")
     with grade.running("Tensor.__init__"):
         t._backward()  # a leaf's does nothing
-    grade.expect("Tensor.__init__", ".grad after a leaf's _backward()", t.grad, np.zeros_like(expected))
+    grade.expect(
+        "Tensor.__init__", ".grad after a leaf's _backward()", t.grad, np.zeros_like(expected), source="expected"
+    )
 
 
 def test_init_children_and_op(grade):
@@ -216,8 +225,9 @@ def test_backward_seeds_ones(grade):
         root.grad,
         np.array(1.0),
         "seed the root's grad with ones: d root / d root = 1",
+        source="expected",
     )
-    grade.expect("Tensor.backward", "x.grad", x.grad, np.ones((2, 2)))
+    grade.expect("Tensor.backward", "x.grad", x.grad, np.ones((2, 2)), source="expected")
 
 
 @pytest.mark.parametrize("shape", [pytest.param((1,), id="shape-1"), pytest.param((1, 1), id="shape-1x1")])
@@ -226,7 +236,7 @@ def test_backward_one_element_root(grade, shape):
     root = Glue(grade).sin(x)
     with grade.running("Tensor.backward", "a root with one element of any shape is a valid root"):
         root.backward()
-    grade.expect("Tensor.backward", "x.grad", x.grad, np.cos(x.data))
+    grade.expect("Tensor.backward", "x.grad", x.grad, np.cos(x.data), source="expected")
 
 
 def test_backward_rejects_non_scalar_root(grade):

@@ -109,9 +109,12 @@ def test_memory_falls_as_backward_proceeds(grade):
     with grade.running("Tensor.backward"):
         root.backward()
     if still_alive:
-        raise grade.fail("Tensor.backward", f"{len(still_alive)} nodes were still alive when the node they feed ran: "
-                         "memory is only freed at the end, not as backward proceeds",
-                         "pop each node off the topological order as you go, rather than looping over the list")
+        raise grade.fail(
+            "Tensor.backward",
+            f"{len(still_alive)} nodes were still alive when the node they feed ran: "
+            "memory is only freed at the end, not as backward proceeds",
+            "pop each node off the topological order as you go, rather than looping over the list",
+        )
 
 
 def test_retain_graph_keeps_it(grade):

@@ -78,7 +78,14 @@ def test_numerical_grad_leaves_inputs_unchanged(grade):
     f = _functions(Glue(grade))["square"]
     with grade.running("numerical_grad"):
         grade.impl.numerical_grad(f, arrays, 1e-6)
-    grade.expect("numerical_grad", "the input after the call", arrays[0], before, "restore every element you perturb")
+    grade.expect(
+        "numerical_grad",
+        "the input after the call",
+        arrays[0],
+        before,
+        "restore every element you perturb",
+        source="the original",
+    )
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -123,7 +130,11 @@ def test_gradcheck_catches_a_broken_op(grade):
         )
     expected_analytic = 2.0 * np.cos(y[result.index])
     grade.expect(
-        "gradcheck", "the worst element's analytic value", np.array(result.analytic), np.array(expected_analytic)
+        "gradcheck",
+        "the worst element's analytic value",
+        np.array(result.analytic),
+        np.array(expected_analytic),
+        source="expected",
     )
     if abs(result.numeric - np.cos(y[result.index])) > 1e-5:
         raise grade.fail(

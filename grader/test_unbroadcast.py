@@ -57,5 +57,10 @@ def test_unbroadcast_leaves_grad_unchanged(grade):
     with grade.running("unbroadcast"):
         grade.impl.unbroadcast(grad, (2, 1))
     grade.expect(
-        "unbroadcast", "the grad passed in, after the call", grad, before, hint="sum into a new array, not in place"
+        "unbroadcast",
+        "the grad passed in, after the call",
+        grad,
+        before,
+        hint="sum into a new array, not in place",
+        source="the original",
     )
