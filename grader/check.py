@@ -12,6 +12,7 @@ import linecache
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -50,7 +51,9 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def compare(name: str, ours: Any, expected: np.ndarray, source: str = "torch") -> str | None:
+def compare(
+    name: str, ours: Any, expected: np.ndarray, source: str = "torch", atol: float = ATOL, rtol: float = RTOL
+) -> str | None:
     """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
 
     ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
@@ -61,7 +64,7 @@ def compare(name: str, ours: Any, expected: np.ndarray, source: str = "torch") -
         return f"{name} is {type(ours).__name__}, not a numeric array"
     if ours_arr.shape != expected.shape:
         return f"{name} has shape {ours_arr.shape}, {source}'s has shape {expected.shape}"
-    ok = np.isclose(ours_arr, expected, rtol=RTOL, atol=ATOL, equal_nan=True)
+    ok = np.isclose(ours_arr, expected, rtol=rtol, atol=atol, equal_nan=True)
     if ok.all():
         return None
     bad_finite = ~np.isfinite(ours_arr) & np.isfinite(expected)
@@ -251,7 +254,8 @@ class Grading:
     ) -> None:
         """Fail unless ``ours`` matches ``expected`` (torch's, unless ``source`` says otherwise)."""
         __tracebackhide__ = True
-        problem = compare(name, ours, expected, source)
+        oracle = self.oracle.oracle
+        problem = compare(name, ours, expected, source, oracle.atol, oracle.rtol)
         if problem is not None:
             failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
             raise GradeFailure(str(failure) + self.dependency_notes())
@@ -269,16 +273,24 @@ class Grading:
         theirs: Callable[..., Any] | None = None,
         hint: str | None = None,
         names: str = "abcdefgh",
+        smooth: bool = True,
     ) -> Answer:
         """Check ``ours(*leaves)``'s value and every leaf's gradient against torch's ``theirs``.
 
         ``inputs`` are arrays, or shapes to fill with standard normal values. The output is
         seeded with a random cotangent and the graph is run by the grader's own backward pass,
-        so the verdict depends on the op's closures, not on the user's ``backward``.
+        so the verdict depends on the op's closures, not on the user's ``backward``. ``smooth=False``
+        marks a case at a kink (relu at 0, ties of max), where finite differences cannot stand in for
+        torch's convention: ``--oracle fd`` then takes the recorded answer.
         """
         __tracebackhide__ = True
         arrays = [self.rng.standard_normal(x) if isinstance(x, tuple) else np.asarray(x) for x in inputs]
-        answer = self.oracle.vjp(theirs or ours, arrays, cotangent=self.rng.standard_normal)
+        answer = self.oracle.vjp(
+            theirs or ours,
+            arrays,
+            cotangent=self.rng.standard_normal,
+            forward=self.reference_forward(ours) if smooth else None,
+        )
         leaves = [self.leaf(x, symbol) for x in arrays]
         with self.running(symbol, hint):
             out = ours(*leaves)
@@ -288,6 +300,21 @@ class Grading:
         for name, leaf, grad in zip(names, leaves, answer.grads, strict=False):
             self.expect(symbol, f"{name}.grad", leaf.grad, grad, hint, out_shape=answer.out.shape)
         return answer
+
+    def reference_forward(self, ours: Callable[..., Any]) -> Callable[..., np.ndarray]:
+        """``ours`` evaluated on the reference engine, as a NumPy function: what ``--oracle fd``
+        differentiates. While it runs, ``grade.impl`` is the reference, so a check written as
+        ``lambda t: grade.impl.cross_entropy(t, y)`` never runs the user's code here."""
+
+        def forward(*arrays: np.ndarray) -> np.ndarray:
+            reference, mine = reference_engine(), self.impl
+            self.impl = reference
+            try:
+                return np.asarray(ours(*[reference.Tensor(a) for a in arrays]).data)
+            finally:
+                self.impl = mine
+
+        return forward
 
     def check_tensor(self, symbol: str, out: Any) -> None:
         __tracebackhide__ = True
@@ -299,6 +326,19 @@ class Grading:
         __tracebackhide__ = True
         with self.running(symbol, hint):
             backprop(out, cotangent)
+
+
+@cache
+def reference_engine() -> ModuleType:
+    """The reference engine, for the finite-difference oracle's forward passes."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
+    spec = importlib.util.spec_from_file_location("drill_reference_engine", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def backprop(out: Any, cotangent: np.ndarray) -> None:

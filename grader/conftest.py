@@ -30,8 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--oracle",
         default="auto",
-        choices=("auto", "live", "replay", "record"),
-        help="auto: recorded answers, else live torch; live: ask torch; replay: recorded only; record: ask and save",
+        choices=("auto", "live", "replay", "record", "fd"),
+        help="auto: recorded, else live torch; live: ask torch; replay: recorded only; record: ask and save; "
+        "fd: finite differences of the reference's forward (no torch), else recorded",
     )
     group.addoption("--oracle-file", default=str(RECORDING), help="the recorded oracle (.npz)")
     group.addoption("--report-json", default=None, help="write each test's target, outcome and message here")

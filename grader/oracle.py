@@ -55,6 +55,9 @@ def digest(inputs: Sequence[np.ndarray]) -> str:
 
 class Oracle(ABC):
     name: str
+    atol: float = 1e-9
+    rtol: float = 1e-7
+    """How close an answer must come to this oracle's (SPEC §2: torch in float64)."""
 
     @abstractmethod
     def vjp(self, key: str, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:
@@ -214,6 +217,60 @@ class ReplayOracle(Oracle):
         return self._live_or_fail(key, why).vjp(key, fn, inputs, cotangent)
 
 
+Forward = Callable[..., np.ndarray]
+"""A NumPy forward function, for the finite-difference oracle."""
+
+
+class FdOracle(Oracle):
+    """Answers by central differences of a NumPy forward: no torch at all (``--oracle fd``).
+
+    Questions that come with a ``forward`` (the op checks: the reference engine's forward) are
+    answered by finite differences, to looser tolerances; the others by ``fallback`` (the
+    recording), when there is one.
+    """
+
+    name = "fd"
+    atol = 1e-6
+    rtol = 1e-5
+    eps = 1e-6
+
+    def __init__(self, fallback: Oracle | None) -> None:
+        self.fallback = fallback
+
+    def _fallback(self, key: str) -> Oracle:
+        if self.fallback is None:
+            raise OracleError(f"the finite-difference oracle cannot answer {key}, and there is no recording")
+        return self.fallback
+
+    def vjp(self, key: str, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:
+        return self._fallback(key).vjp(key, fn, inputs, cotangent)
+
+    def values(self, key: str, compute: Compute, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return self._fallback(key).values(key, compute, inputs)
+
+    def fd_vjp(self, forward: Forward, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:
+        """The VJP of ``forward`` at ``inputs``: the gradient of sum(seed * forward(x)), by central differences."""
+        arrays = [np.array(x, dtype=np.float64) for x in inputs]
+        out = np.asarray(forward(*arrays), dtype=np.float64)
+        seed = np.ones(out.shape) if cotangent is None else np.asarray(cotangent(out.shape), dtype=np.float64)
+        grads = []
+        for x in arrays:
+            if not np.issubdtype(np.asarray(x).dtype, np.floating):
+                grads.append(np.empty(0))
+                continue
+            grad = np.zeros_like(x)
+            for i in np.ndindex(x.shape):
+                original = x[i]
+                x[i] = original + self.eps
+                plus = float(np.sum(seed * forward(*arrays)))
+                x[i] = original - self.eps
+                minus = float(np.sum(seed * forward(*arrays)))
+                x[i] = original
+                grad[i] = (plus - minus) / (2 * self.eps)
+            grads.append(grad)
+        return Answer(out=out, cotangent=seed, grads=tuple(grads))
+
+
 _PRELOADED: dict[Path, ReplayOracle] = {}
 
 
@@ -232,13 +289,15 @@ def make_oracle(mode: str, path: Path = RECORDING) -> Oracle:
         return preloaded
     if mode == "live":
         return LiveOracle()
+    if mode == "fd":
+        return FdOracle(ReplayOracle(path, fallback_to_live=False) if path.exists() else None)
     if mode == "record":
         return RecordingOracle(path)
     if mode == "replay":
         return ReplayOracle(path, fallback_to_live=False)
     if mode == "auto":
         return ReplayOracle(path) if path.exists() else LiveOracle()
-    raise OracleError(f"unknown oracle {mode!r}: choose auto, live, replay or record")
+    raise OracleError(f"unknown oracle {mode!r}: choose auto, live, replay, record or fd")
 
 
 class OracleView:
@@ -249,8 +308,14 @@ class OracleView:
         self.test_key = test_key
         self.calls = 0
 
-    def vjp(self, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:
-        return self.oracle.vjp(self._next_key(), fn, [np.asarray(x) for x in inputs], cotangent)
+    def vjp(
+        self, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None, forward: Forward | None = None
+    ) -> Answer:
+        """torch's answer; or, under ``--oracle fd`` and given a NumPy ``forward``, finite differences of it."""
+        key = self._next_key()
+        if isinstance(self.oracle, FdOracle) and forward is not None:
+            return self.oracle.fd_vjp(forward, [np.asarray(x) for x in inputs], cotangent)
+        return self.oracle.vjp(key, fn, [np.asarray(x) for x in inputs], cotangent)
 
     def values(self, compute: Compute, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         return self.oracle.values(self._next_key(), compute, [np.asarray(x) for x in inputs])

@@ -34,16 +34,29 @@ def test_op_max(grade, axis, keepdims, ties):
         [x],
         theirs=_torch_max(axis, keepdims, 2),
         hint=FIRST if ties else None,
+        smooth=not ties,
     )
 
 
 def test_op_max_all_equal(grade):
-    grade.vjp("Tensor.max", lambda t: t.max(axis=1), [np.ones((2, 5))], theirs=_torch_max(1, False, 2), hint=FIRST)
+    grade.vjp(
+        "Tensor.max",
+        lambda t: t.max(axis=1),
+        [np.ones((2, 5))],
+        theirs=_torch_max(1, False, 2),
+        hint=FIRST,
+        smooth=False,
+    )
 
 
 def test_op_max_3d_middle_axis(grade):
     grade.vjp(
-        "Tensor.max", lambda t: t.max(axis=1), [_ties(grade.rng, (2, 3, 4))], theirs=_torch_max(1, False, 3), hint=FIRST
+        "Tensor.max",
+        lambda t: t.max(axis=1),
+        [_ties(grade.rng, (2, 3, 4))],
+        theirs=_torch_max(1, False, 3),
+        hint=FIRST,
+        smooth=False,
     )
 
 
@@ -59,4 +72,4 @@ def test_op_max_pooling(grade, ties):
     def theirs(t):
         return t.reshape(2, 3, 2, 2, 2, 2).permute(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 2, 4).max(dim=-1).values
 
-    grade.vjp("Tensor.max", ours, [x], theirs=theirs, hint=FIRST if ties else None)
+    grade.vjp("Tensor.max", ours, [x], theirs=theirs, hint=FIRST if ties else None, smooth=not ties)

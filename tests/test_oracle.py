@@ -101,3 +101,26 @@ def test_shipped_recording_matches_live_torch():
     proc = subprocess.run([sys.executable, "-m", "grader.record", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert f"the recording {RECORDING} matches live torch" in proc.stdout
+
+
+def test_finite_difference_oracle_grades_without_torch(no_torch, tmp_path):
+    """--oracle fd: the op checks by central differences of the reference's forward, no torch imported."""
+    command = [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", "-q", "--oracle", "fd"]
+    proc = subprocess.run(command, cwd=ROOT, env=no_torch, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    wrong = tmp_path / "engine.py"
+    source = (ROOT / "reference" / "engine.py").read_text()
+    wrong.write_text(
+        source.replace(
+            "self.grad += unbroadcast(out.grad * other.data, self.shape)",
+            "self.grad += unbroadcast(out.grad * self.data, self.shape)",
+        )
+    )
+    proc = subprocess.run(
+        [*command, "-m", "arith", "-k", "op_mul", "--impl", str(wrong)],
+        cwd=ROOT,
+        env=no_torch,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1 and "Tensor.__mul__" in proc.stdout
