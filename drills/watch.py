@@ -128,8 +128,8 @@ def run_watch(
                 watch_filter=only_our_file,
                 yield_on_timeout=True,
                 rust_timeout=1000,
-                debounce=10,
-                step=10,
+                debounce=5,
+                step=5,
                 raise_interrupt=True,
             ):
                 view.attempt = store.get(view.attempt.id)
