@@ -118,8 +118,16 @@ def pytest_args(
     return [
         *test_files(targets),
         *BASE_ARGS,
-        *("--impl", str(file), "--oracle", oracle, "-m", marker, "--report-json", str(report)),
-        *("--test-timeout", str(limits.test_seconds), "--memory-limit-mb", str(limits.memory_mb)),
+        # NOTE: `--option=value`, one token: pytest parses the grader's own options only after its
+        # conftest is loaded, and before that a separate value would pass for a path to test,
+        # loading a conftest.py that happens to sit beside the user's file.
+        f"--impl={file}",
+        f"--oracle={oracle}",
+        f"--report-json={report}",
+        f"--test-timeout={limits.test_seconds}",
+        f"--memory-limit-mb={limits.memory_mb}",
+        "-m",
+        marker,
     ]
 
 

@@ -257,3 +257,13 @@ def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and "cannot write to the workspace" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert drill("status").returncode == 2  # no attempt was started
+
+
+def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path):
+    """The grader's options are one token each, so the solution's folder never counts as a test path."""
+    (tmp_path / "conftest.py").write_text("raise SystemExit('a conftest beside the solution was loaded')\n")
+    path = tmp_path / "solution.py"
+    write(path, SOURCE)
+    proc = drill("grade", str(path), "-t", "unbroadcast", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["passed"] is True
