@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from datetime import UTC
 from pathlib import Path
 
 import pytest
 
+from drills import cli
 from drills.catalog import load_catalog
+from drills.clock import MockClock
+from drills.history import History
+from drills.paths import history_path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "engine.py"
 CATALOG = load_catalog()
+T0 = 1_800_000_000.0
+"""Fri 2027-01-15 08:00 UTC: where the tests' MockClock starts."""
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +30,23 @@ def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DRILL_HOME", str(home))
     monkeypatch.setenv("DRILL_WORKSPACE", str(tmp_path / "solutions"))
     return home
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
+    """The CLI's clock, injected: advance it to let minutes pass; calendar days are counted in UTC."""
+    mock = MockClock(T0)
+    monkeypatch.setattr(cli, "CLOCK", mock)
+    monkeypatch.setattr(cli, "TZ", UTC)
+    return mock
+
+
+@pytest.fixture
+def store() -> Iterator[History]:
+    """The history that the CLI uses (under DRILL_HOME), opened for a test to read or fill."""
+    history = History(history_path())
+    yield history
+    history.close()
 
 
 def run_drill(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

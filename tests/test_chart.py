@@ -12,9 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from drills import chart, cli
-from drills.clock import MockClock
 from drills.history import History
-from drills.paths import history_path
 from tests.conftest import CATALOG
 
 runner = CliRunner()
@@ -28,21 +26,6 @@ def console(monkeypatch: pytest.MonkeyPatch) -> None:
     """An 100x30 terminal: the chart takes its size from the console."""
     monkeypatch.setattr(cli, "out", Console(highlight=False, width=100, height=30))
     monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=100))
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
-    mock = MockClock(T0)
-    monkeypatch.setattr(cli, "CLOCK", mock)
-    monkeypatch.setattr(cli, "TZ", UTC)  # calendar days in UTC, whatever the machine's zone
-    return mock
-
-
-@pytest.fixture
-def store():
-    history = History(history_path())
-    yield history
-    history.close()
 
 
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):

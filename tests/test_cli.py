@@ -25,7 +25,6 @@ from typer.testing import CliRunner
 
 from drills import cli
 from drills.cli import app
-from drills.clock import MockClock
 from drills.history import History
 from drills.paths import history_path
 from drills.render import SPARKS
@@ -46,13 +45,6 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "500")
     monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
     monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
-    mock = MockClock(T0)
-    monkeypatch.setattr(cli, "CLOCK", mock)
-    return mock
 
 
 @pytest.fixture

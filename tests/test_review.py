@@ -12,7 +12,6 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from drills import cli, reviews, session
-from drills.clock import MockClock
 from drills.grading import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE
 
@@ -25,13 +24,6 @@ CARDS = reviews.load_reviews()
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "out", Console(highlight=False, width=100))
     monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=100))
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
-    mock = MockClock(T0)
-    monkeypatch.setattr(cli, "CLOCK", mock)
-    return mock
 
 
 def drill(*args: str, code: int = 0):

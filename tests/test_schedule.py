@@ -19,10 +19,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from drills import cli, schedule, session
-from drills.clock import MockClock
 from drills.grading import GradeResult, TargetResult
 from drills.history import History
-from drills.paths import history_path
 from tests.conftest import CATALOG, REFERENCE, ROOT
 
 runner = CliRunner()
@@ -35,20 +33,6 @@ ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
     monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
-    mock = MockClock(T0)
-    monkeypatch.setattr(cli, "CLOCK", mock)
-    return mock
-
-
-@pytest.fixture
-def store():
-    history = History(history_path())
-    yield history
-    history.close()
 
 
 @pytest.fixture
