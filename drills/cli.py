@@ -532,7 +532,7 @@ def grade(
         bool, typer.Option("--json", help="Print one JSON object (SPEC §3) instead of a report.")
     ] = False,
     oracle: Annotated[
-        str, typer.Option(help="auto (recorded answers, else live torch), live, replay or record.", hidden=True)
+        str, typer.Option(help="auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch).", hidden=True)
     ] = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
