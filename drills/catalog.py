@@ -79,9 +79,6 @@ class Catalog:
                 return target
         raise UnknownTarget(target_id, (*self.all_ids, "full"))
 
-    def by_marker(self, marker: str) -> Target:
-        return next(t for t in self.every if t.marker == marker)
-
     def owner(self, symbol: str) -> Target | None:
         """The target whose stub blanks ``symbol`` (``"Tensor.__add__"``), if any."""
         return next((t for t in self.every if symbol in t.symbols), None)

@@ -132,7 +132,8 @@ def list_targets() -> None:
         out.print()
         active = store.active()
         if active is not None:
-            out.print(Text(f" {describe_active(active, CLOCK())[0].upper()}{describe_active(active, CLOCK())[1:]}."))
+            said = describe_active(active, CLOCK())
+            out.print(Text(f" {said[0].upper()}{said[1:]}."))
             out.print(next_step("drill watch", "(or drill status, drill check)"))
         else:
             chosen = cards[0]
@@ -356,7 +357,9 @@ def diff(
 @app.command()
 def stats(
     target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None,
-    plot: Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")] = False,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")
+    ] = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.render import stats_table
@@ -401,7 +404,9 @@ def chart(
 
 @app.command("next")
 def next_target(
-    start_it: Annotated[bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")] = False,
+    start_it: Annotated[
+        bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")
+    ] = False,
     workspace: Annotated[Path | None, typer.Option(help="Folder for your solution file (with --start).")] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
 ) -> None:
@@ -532,7 +537,11 @@ def grade(
         bool, typer.Option("--json", help="Print one JSON object (SPEC §3) instead of a report.")
     ] = False,
     oracle: Annotated[
-        str, typer.Option(help="auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch).", hidden=True)
+        str,
+        typer.Option(
+            help="auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch).",
+            hidden=True,
+        ),
     ] = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.

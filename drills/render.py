@@ -278,7 +278,11 @@ def next_view(queue: list[TargetCard], now: float, shown: int = 4) -> Renderable
     chosen = queue[0]
     lines: list[RenderableType] = []
     if chosen.due > now:
-        lines.append(Text(f" Nothing is due. The first to come due is {chosen.target} ({due_in(chosen.due - now)}).", style="bold"))
+        lines.append(
+            Text(
+                f" Nothing is due. The first to come due is {chosen.target} ({due_in(chosen.due - now)}).", style="bold"
+            )
+        )
     line = Text(" Drill now: ", style="bold")
     line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now)}", style="dim")
     lines.append(line)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import json
 import statistics
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,7 +132,11 @@ def check(
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     try:
         result = grade(
-            attempt.file, targets_of(attempt.target), oracle=oracle, label=display(attempt.file), runner=runner or run_in_subprocess
+            attempt.file,
+            targets_of(attempt.target),
+            oracle=oracle,
+            label=display(attempt.file),
+            runner=runner or run_in_subprocess,
         )
     except GradeError as exc:
         raise DrillError(str(exc)) from None
@@ -458,7 +461,3 @@ def status_lines(history: History, attempt: Attempt) -> list[tuple[str, str, str
             failures = latest.get("failures", {}).get(target.id, [])
             rows.append((target.id, "failing", failures[0].splitlines()[0] if failures else ""))
     return rows
-
-
-def ordered(targets: Sequence[Target]) -> list[str]:
-    return [t.id for t in targets]

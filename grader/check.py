@@ -11,7 +11,7 @@ from __future__ import annotations
 import linecache
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -28,6 +28,11 @@ RTOL = 1e-7
 
 class GradeFailure(AssertionError):
     """A verdict on the user's code, with a message written for the user."""
+
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+        """The user's code ran past the time limit: its target's other tests are not run."""
 
 
 class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
@@ -202,7 +207,6 @@ class Grading:
     blame: Blame
     case: str
     rng: np.random.Generator
-    notes: list[str] = field(default_factory=list)
 
     @property
     def Tensor(self) -> Any:  # noqa: N802 - the engine's class, under its own name
@@ -238,9 +242,15 @@ class Grading:
         except GradeFailure:
             raise
         except (Exception, SystemExit, TestTimeout) as exc:
-            # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
-            quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
-            raise self.fail(symbol, self.blame.describe(exc, symbol), None if quiet else hint) from None
+            raise self.verdict(symbol, exc, hint) from None
+
+    def verdict(self, symbol: str, exc: BaseException, hint: str | None = None) -> GradeFailure:
+        """What an exception raised in the user's code says, as the verdict of ``symbol``."""
+        # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
+        quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
+        failure = self.fail(symbol, self.blame.describe(exc, symbol), None if quiet else hint)
+        failure.timed_out = isinstance(exc, TestTimeout)
+        return failure
 
     def expect(
         self,

@@ -139,7 +139,7 @@ def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest
 
 
 def _timed_out(exc: BaseException) -> bool:
-    return isinstance(exc, TestTimeout) or (isinstance(exc, GradeFailure) and "and was stopped" in str(exc))
+    return isinstance(exc, TestTimeout) or (isinstance(exc, GradeFailure) and exc.timed_out)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -38,7 +38,7 @@ class Glue:
         try:  # not grading.running(): this runs 10,000 times in a chain, and a context manager costs
             out = self.grading.Tensor(data, _children=tuple(parents), _op="glue")
         except (Exception, SystemExit, TestTimeout) as exc:
-            raise self.grading.fail("Tensor.__init__", self.grading.blame.describe(exc, "Tensor.__init__")) from None
+            raise self.grading.verdict("Tensor.__init__", exc) from None
         self.calls[id(out)] = 0
 
         def _backward() -> None:

@@ -176,24 +176,23 @@ class ReplayOracle(Oracle):
         self._live: LiveOracle | None = None
 
     def vjp(self, key: str, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:
-        if f"{key}|digest" not in self.keys:
-            return self._ask_live(key, fn, inputs, cotangent, "was never recorded")
-        if str(self.store[f"{key}|digest"]) != digest(inputs):
-            return self._ask_live(key, fn, inputs, cotangent, "was recorded for other inputs")
-        grads = []
-        i = 0
-        while f"{key}|grad{i}" in self.keys:
-            grads.append(self.store[f"{key}|grad{i}"])
-            i += 1
-        return Answer(out=self.store[f"{key}|out"], cotangent=self.store[f"{key}|cotangent"], grads=tuple(grads))
+        problem = self._problem(key, inputs)
+        if problem:
+            return self._live_or_fail(key, problem).vjp(key, fn, inputs, cotangent)
+        out, seed = self.store[f"{key}|out"], self.store[f"{key}|cotangent"]
+        return Answer(out=out, cotangent=seed, grads=self._numbered(key, "grad"))
 
     def values(self, key: str, compute: Compute, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         problem = self._problem(key, inputs)
         if problem:
             return self._live_or_fail(key, problem).values(key, compute, inputs)
+        return self._numbered(key, "value")
+
+    def _numbered(self, key: str, name: str) -> tuple[np.ndarray, ...]:
+        """``key|name0``, ``key|name1``, ...: the arrays recorded for one answer, in order."""
         found = []
-        while f"{key}|value{len(found)}" in self.keys:
-            found.append(self.store[f"{key}|value{len(found)}"])
+        while f"{key}|{name}{len(found)}" in self.keys:
+            found.append(self.store[f"{key}|{name}{len(found)}"])
         return tuple(found)
 
     def _problem(self, key: str, inputs: Sequence[np.ndarray]) -> str | None:
@@ -212,9 +211,6 @@ class ReplayOracle(Oracle):
             except OracleError as exc:
                 raise OracleError(f"the recorded oracle {why}: {key}, and {exc}") from exc
         return self._live
-
-    def _ask_live(self, key: str, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent, why: str) -> Answer:
-        return self._live_or_fail(key, why).vjp(key, fn, inputs, cotangent)
 
 
 Forward = Callable[..., np.ndarray]

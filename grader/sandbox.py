@@ -130,7 +130,9 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
     except (Exception, SystemExit, TestTimeout) as exc:
-        return GradeFailure(f"could not import {path.name}: {blame.describe(exc, 'the module')}")
+        return GradeFailure(
+            f"could not import {path.name}: {blame.describe(exc, 'the module')}", timed_out=isinstance(exc, TestTimeout)
+        )
     smuggled = _smuggled(module)
     if smuggled:
         return GradeFailure(
