@@ -91,7 +91,7 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock) -> St
     path = workspace / f"{target_id}.py"
     try:
         archived = archive_file(path) if path.exists() else None
-        atomic_write(path, stub_for(symbols, label))
+        atomic_write(path, stub_for(symbols, label, drills=[t.id for t in targets]))
     except OSError as exc:
         raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
     attempt = history.start(target_id, path.resolve(), clock())

@@ -56,6 +56,11 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _a(noun: str) -> str:
+    """``"an ndarray"``, ``"a float"``."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def compare(
     name: str, ours: Any, expected: np.ndarray, source: str = "torch", atol: float = ATOL, rtol: float = RTOL
 ) -> str | None:
@@ -63,6 +68,8 @@ def compare(
 
     ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
     """
+    if ours is None:
+        return f"{name} is None, where {source}'s is an array of shape {expected.shape}"
     try:
         ours_arr = np.asarray(ours, dtype=np.float64)
     except (TypeError, ValueError):
@@ -92,6 +99,11 @@ def compare(
 
 def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None) -> str | None:
     """A hint for the classic mistakes that show in the numbers themselves."""
+    if ours is None:
+        return (
+            "every tensor the grader needs a gradient of is built with requires_grad=True (op outputs from such"
+            " tensors too): its .grad starts as zeros and each closure adds into it"
+        )
     try:
         ours = np.asarray(ours, dtype=np.float64)
     except (TypeError, ValueError):
@@ -161,9 +173,32 @@ class Blame:
             tb = tb.tb_next
         return frames
 
+    def foreign_child(self, tb: TracebackType | None) -> tuple[str, str] | None:
+        """When the user's ``Tensor.__init__`` failed on children that are not Tensors, passed by one
+        of the user's ops: that op (the fix belongs there) and what it passed."""
+        user = []
+        while tb is not None:
+            if Path(tb.tb_frame.f_code.co_filename).resolve() == self.impl_path:
+                user.append(tb.tb_frame)
+            tb = tb.tb_next
+        if len(user) < 2 or user[-1].f_code.co_name != "__init__":
+            return None
+        init, caller = user[-1], user[-2]
+        cls = type(init.f_locals.get("self"))
+        for name in init.f_code.co_varnames[: init.f_code.co_argcount]:
+            value = init.f_locals.get(name)
+            if isinstance(value, (tuple, list, set)):
+                strangers = [type(v).__name__ for v in value if not isinstance(v, cls)]
+                if strangers and caller.f_code.co_qualname != init.f_code.co_qualname:
+                    return self.symbol_of(caller.f_code.co_qualname), strangers[0]
+        return None
+
     def describe(self, exc: BaseException, symbol: str) -> str:
         frames = self.user_frames(exc.__traceback__)
         culprit = self.symbol_of(frames[-1][0]) if frames else symbol
+        foreign = self.foreign_child(exc.__traceback__)
+        if foreign is not None:  # the constructor is fine; the op handed it a child that is not a Tensor
+            culprit = foreign[0]
         # A symbol can be drilled by more than one target (Tensor.backward): the current one first.
         owner = self.target if self.target and culprit in self.target.symbols else self.catalog.owner(culprit)
         elsewhere = owner is not None and self.target is not None and owner.id != self.target.id
@@ -184,7 +219,12 @@ class Blame:
             if isinstance(exc, RecursionError):
                 text += " (recursion too deep: use an explicit stack instead of recursion)"
             if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), ModuleType):
-                text = f"your file defines no {exc.name} (SPEC §2 lists what a solution defines)"
+                text = f"your file defines no {exc.name} (docs/contract.md lists what a solution defines)"
+            if foreign is not None:
+                text += (
+                    f" ({culprit} passed {_a(foreign[1])} among the children of Tensor(...):"
+                    " wrap a number or an ndarray operand with _as_tensor first)"
+                )
         if isinstance(exc, TestTimeout):
             stopped = f" in {named}" if frames else ""
             text = f"took longer than {exc.limit:g} s and was stopped{stopped}: an infinite loop?"
@@ -365,6 +405,11 @@ def backprop(out: Any, cotangent: np.ndarray) -> None:
         node, inputs = stack[-1]
         for child in inputs:
             if id(child) not in seen:
+                if not hasattr(child, "_prev"):
+                    raise TypeError(
+                        f"the _prev of a {getattr(node, '_op', '')!r} node holds {_a(type(child).__name__)}, not a"
+                        " Tensor: wrap a number or an ndarray operand with _as_tensor first"
+                    )
                 seen.add(id(child))
                 stack.append((child, iter(tuple(child._prev))))
                 break

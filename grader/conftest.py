@@ -48,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(200_000, 100, 100)
     for target in CATALOG.every:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
+    config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
     cap_memory(config.getoption("memory_limit_mb"))
     if config.getoption("report_json"):
         config.pluginmanager.register(Reporter(Path(config.getoption("report_json")).resolve()), "drill-reporter")

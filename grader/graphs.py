@@ -1,7 +1,8 @@
 """Glue ops and random graphs: composite tests whose verdict depends on one target's code.
 
 Glue ops are built by the grader on the user's ``Tensor`` class (its constructor and nothing
-else) with closures of our own. They connect one target's ops into graphs with shared nodes
+else) with closures of our own, and with ``requires_grad=True``: an engine that honours it, as
+torch does, must send gradient through them. They connect one target's ops into graphs with shared nodes
 and diamonds without calling the user's other targets. A random graph is a program, a list of
 steps, run three ways: in NumPy while it is generated (to know shapes), on the user's engine,
 and on torch.
@@ -36,7 +37,7 @@ class Glue:
 
     def node(self, data: np.ndarray, parents: Sequence[Any], vjps: Sequence[Callable[[np.ndarray], np.ndarray]]) -> Any:
         try:  # not grading.running(): this runs 10,000 times in a chain, and a context manager costs
-            out = self.grading.Tensor(data, _children=tuple(parents), _op="glue")
+            out = self.grading.Tensor(data, requires_grad=True, _children=tuple(parents), _op="glue")
         except (Exception, SystemExit, TestTimeout) as exc:
             raise self.grading.verdict("Tensor.__init__", exc) from None
         self.calls[id(out)] = 0

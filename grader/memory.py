@@ -18,7 +18,7 @@ def training_peak(engine: ModuleType, free: bool, steps: int, layers: int, size:
     """
     rng = np.random.default_rng(0)
     x = engine.Tensor(rng.standard_normal((size, size)) / size**0.5)
-    weights = [engine.Tensor(rng.standard_normal((size, size)) / size**0.5) for _ in range(layers)]
+    weights = [engine.Tensor(rng.standard_normal((size, size)) / size**0.5, requires_grad=True) for _ in range(layers)]
     kept = []
     gc.collect()
     tracemalloc.start()

@@ -2,7 +2,8 @@
 
 A test of ``cross_entropy`` can fail because the user's ``Tensor.__mul__`` is wrong. When it
 does, the probes of the targets ``cross-entropy`` needs (catalog ``needs``) find the culprit,
-and the failure message says so. Expected values are closed forms in NumPy.
+and the failure message says so. Expected values are closed forms in NumPy. Every tensor a probe
+needs a gradient of is built with ``requires_grad=True``, as the tests' are.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _vjp(impl: ModuleType, op: Callable[..., Any], inputs: list[np.ndarray], g: np.ndarray) -> tuple[Any, list[Any]]:
-    leaves = [impl.Tensor(x.copy()) for x in inputs]
+    leaves = [impl.Tensor(x.copy(), requires_grad=True) for x in inputs]
     out = op(*leaves)
     backprop(out, g)
     return out.data, [leaf.grad for leaf in leaves]
@@ -66,15 +67,15 @@ def _unbroadcast(impl: ModuleType) -> str | None:
 
 def _graph(impl: ModuleType) -> str | None:
     """A diamond of hand-made nodes: x -> (x + x) -> sum, through the user's backward()."""
-    x = impl.Tensor(Y.copy())
-    double = impl.Tensor(2 * Y, _children=(x, x), _op="+")
+    x = impl.Tensor(Y.copy(), requires_grad=True)
+    double = impl.Tensor(2 * Y, requires_grad=True, _children=(x,), _op="+")
 
     def double_backward() -> None:
         x.grad = x.grad + double.grad
         x.grad = x.grad + double.grad
 
     double._backward = double_backward
-    root = impl.Tensor(double.data.sum(), _children=(double,), _op="sum")
+    root = impl.Tensor(double.data.sum(), requires_grad=True, _children=(double,), _op="sum")
 
     def root_backward() -> None:
         double.grad = double.grad + root.grad * np.ones(3)

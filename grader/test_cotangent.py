@@ -6,6 +6,8 @@ Graphs are built from the grader's glue ops, so only the user's Tensor.__init__ 
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
 from grader.graphs import Glue
 
 pytestmark = pytest.mark.cotangent
@@ -18,6 +20,7 @@ def _build(glue, x, y):
     return glue.mul(glue.sin(x), glue.add(x, y))
 
 
+@clause(c.COTANGENT)
 @pytest.mark.parametrize(
     "shape", [pytest.param((3,), id="vector"), pytest.param((2, 3), id="matrix"), pytest.param((1,), id="one-element")]
 )
@@ -33,6 +36,7 @@ def test_backward_with_cotangent(grade, shape):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
 
 
+@clause(c.COTANGENT, c.COTANGENT_POSITIONAL)
 def test_backward_cotangent_positional(grade):
     x = grade.rng.standard_normal(4)
     answer = grade.oracle.vjp(lambda a: a.sin(), [x], cotangent=grade.rng.standard_normal)
@@ -43,6 +47,7 @@ def test_backward_cotangent_positional(grade):
     grade.expect("Tensor.backward", "x.grad", leaf.grad, answer.grads[0])
 
 
+@clause(c.COTANGENT)
 def test_backward_scalar_root_with_gradient(grade):
     x = grade.rng.standard_normal(3)
     answer = grade.oracle.vjp(lambda a: a.sin().sum(), [x], cotangent=lambda shape: np.full(shape, 2.5))
@@ -60,6 +65,7 @@ def test_backward_scalar_root_with_gradient(grade):
     )
 
 
+@clause(c.ONE_ELEMENT, c.SEED_ONES)
 def test_backward_scalar_root_without_gradient_still_works(grade):
     x = grade.rng.standard_normal(3)
     answer = grade.oracle.vjp(lambda a: a.sin().sum(), [x])
@@ -73,9 +79,23 @@ def test_backward_scalar_root_without_gradient_still_works(grade):
 @pytest.mark.parametrize(
     ("root_shape", "gradient", "why"),
     [
-        pytest.param((3,), None, "a non-scalar root without a cotangent", id="no-cotangent"),
-        pytest.param((3,), np.ones(4), "a cotangent of shape (4,) for a root of shape (3,)", id="wrong-shape"),
-        pytest.param((2, 3), np.ones(3), "a cotangent of shape (3,) for a root of shape (2, 3)", id="broadcastable"),
+        pytest.param(
+            (3,), None, "a non-scalar root without a cotangent", id="no-cotangent", marks=clause(c.OTHER_ROOT_RAISES)
+        ),
+        pytest.param(
+            (3,),
+            np.ones(4),
+            "a cotangent of shape (4,) for a root of shape (3,)",
+            id="wrong-shape",
+            marks=clause(c.COTANGENT_SHAPE),
+        ),
+        pytest.param(
+            (2, 3),
+            np.ones(3),
+            "a cotangent of shape (3,) for a root of shape (2, 3)",
+            id="broadcastable",
+            marks=clause(c.COTANGENT_SHAPE),
+        ),
     ],
 )
 def test_backward_refuses(grade, root_shape, gradient, why):

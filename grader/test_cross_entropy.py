@@ -3,6 +3,9 @@
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
+
 pytestmark = pytest.mark.cross_entropy
 
 
@@ -12,6 +15,7 @@ def _ce(logits, y):
     return F.cross_entropy(logits, y)
 
 
+@clause(c.CROSS_ENTROPY, c.SCALAR_TENSOR)
 @pytest.mark.parametrize(
     ("n", "k", "scale"),
     [
@@ -20,8 +24,8 @@ def _ce(logits, y):
         pytest.param(1, 4, 1.0, id="batch-of-1"),
         pytest.param(6, 2, 1.0, id="two-classes"),
         pytest.param(4, 4, 1.0, id="square"),
-        pytest.param(5, 3, 1000.0, id="logits-1000"),
-        pytest.param(3, 6, 50.0, id="logits-50"),
+        pytest.param(5, 3, 1000.0, id="logits-1000", marks=clause(c.CE_STABLE)),
+        pytest.param(3, 6, 50.0, id="logits-50", marks=clause(c.CE_STABLE)),
     ],
 )
 def test_cross_entropy_helper(grade, n, k, scale):
@@ -30,6 +34,7 @@ def test_cross_entropy_helper(grade, n, k, scale):
     grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, y), [logits], theirs=lambda t: _ce(t, _labels(y)))
 
 
+@clause(c.CROSS_ENTROPY, c.LABELS)
 def test_cross_entropy_helper_repeated_labels_as_list(grade):
     logits = grade.rng.standard_normal((5, 3))
     y = [2, 2, 0, 2, 1]
@@ -42,6 +47,7 @@ def _labels(y):
     return torch.tensor(np.asarray(y, dtype=np.int64))
 
 
+@clause(c.CROSS_ENTROPY, c.SCALAR_TENSOR, c.CE_STABLE)
 @pytest.mark.parametrize("seed", range(10))
 def test_cross_entropy_random(grade, seed):
     rng = np.random.default_rng(4000 + seed)
@@ -51,6 +57,7 @@ def test_cross_entropy_random(grade, seed):
     grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, y), [logits], theirs=lambda t: _ce(t, _labels(y)))
 
 
+@clause(c.CROSS_ENTROPY, c.SCALAR_TENSOR)
 def test_mlp_cross_entropy(grade):
     """A 2-layer MLP trained one step: the whole engine, the user's backward() included."""
     rng = grade.rng

@@ -4,7 +4,9 @@ product by forward-over-reverse, checked against torch.autograd.functional.hvp a
 import numpy as np
 import pytest
 
+from grader import contract as c
 from grader.check import torch_const
+from grader.contract import clause
 
 pytestmark = pytest.mark.forward_mode
 
@@ -46,26 +48,38 @@ CASES = [
     ("Dual.relu", lambda x: x.relu(), lambda x: x.relu(), [(2, 3)]),
     ("Dual.tanh", lambda x: x.tanh(), lambda x: x.tanh(), [(2, 3)]),
 ]
+CONSTANTS = {1, 3, 5}
+"""The cases where a constant meets a dual: x + 2.0, 3.0 * x, W @ w."""
+
+
+def _rule(symbol, constant):
+    """The clauses of a case: the op's tangent rule, and constants as zero tangents where a constant takes part."""
+    return clause(c.DUAL_RULES[symbol], *([c.DUAL_CONSTANT] if constant else []))
 
 
 @pytest.mark.parametrize(
     ("symbol", "ours", "theirs", "shapes"),
-    CASES,
-    ids=[f"{c[0].split('.')[-1].strip('_')}-{i}" for i, c in enumerate(CASES)],
+    [
+        pytest.param(*case, id=f"{case[0].split('.')[-1].strip('_')}-{i}", marks=_rule(case[0], i in CONSTANTS))
+        for i, case in enumerate(CASES)
+    ],
 )
 def test_jvp_op(grade, symbol, ours, theirs, shapes):
     _jvp_case(grade, symbol, ours, theirs, [grade.rng.standard_normal(s) for s in shapes])
 
 
+@clause(c.JVP)
 def test_jvp_returns_value_and_tangent(grade):
     _jvp_case(grade, "jvp", lambda x, y: x * y, lambda x, y: x * y, [grade.rng.standard_normal(3)] * 2)
 
 
+@clause(c.DUAL_RULES["Dual.relu"])
 def test_jvp_relu_at_zero(grade):
     x = np.array([-1.0, 0.0, 2.0, 0.0])
     _jvp_case(grade, "Dual.relu", lambda t: t.relu(), lambda t: t.relu(), [x], "the tangent of relu at exactly 0 is 0")
 
 
+@clause(c.JVP, *(c.DUAL_RULES[f"Dual.{op}"] for op in ("__matmul__", "tanh", "sum", "__mul__", "exp")), c.DUAL_CONSTANT)
 def test_jvp_composite(grade):
     """A small network: tanh(W x) . exp(x) summed, through every rule at once."""
 
@@ -84,6 +98,7 @@ def _loss_grad(X, w):  # noqa: N803
     return X.T @ (2.0 * np.maximum(z, 0.0))
 
 
+@clause(c.HVP)
 @pytest.mark.parametrize("seed", range(4))
 def test_hvp(grade, seed):
     rng = np.random.default_rng(seed)

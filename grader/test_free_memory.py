@@ -10,6 +10,8 @@ import weakref
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
 from grader.graphs import Glue
 from grader.memory import training_peak
 
@@ -24,6 +26,7 @@ def _graph(glue, x, y):
     return glue.add(glue.total(glue.mul(s, glue.sin(s))), glue.total(glue.mul(s, y)))
 
 
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.RELEASE)
 def test_backward_still_correct(grade):
     x, y = grade.rng.standard_normal(4), grade.rng.standard_normal(4)
     answer = grade.oracle.vjp(lambda a, b: _graph(None, a, b), [x, y])
@@ -35,6 +38,7 @@ def test_backward_still_correct(grade):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad, "free a node only after its closure has run")
 
 
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.RELEASE)
 def test_chain_10000_still_correct(grade):
     def build(glue, x, y):
         t = x
@@ -56,6 +60,7 @@ def test_chain_10000_still_correct(grade):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
 
 
+@clause(c.RELEASE)
 def test_backward_releases_the_graph(grade):
     glue = Glue(grade)
     x = grade.leaf(grade.rng.standard_normal(5), "Tensor.backward")
@@ -83,6 +88,7 @@ def test_backward_releases_the_graph(grade):
         raise grade.fail("Tensor.backward", "the leaf's gradient is zero: released before it was computed?")
 
 
+@clause(c.RELEASE, c.MEMORY_FALLS)
 def test_memory_falls_as_backward_proceeds(grade):
     """When a node's closure runs, its consumer (which ran before it) must already be gone."""
     glue = Glue(grade)
@@ -117,6 +123,7 @@ def test_memory_falls_as_backward_proceeds(grade):
         )
 
 
+@clause(c.RETAIN_GRAPH)
 def test_retain_graph_keeps_it(grade):
     glue = Glue(grade)
     x = grade.leaf(grade.rng.standard_normal(3), "Tensor.backward")
@@ -135,6 +142,32 @@ def test_retain_graph_keeps_it(grade):
         )
 
 
+def _twice(torch, x, y):
+    """torch's leaves after two backward passes over one graph, the first keeping it."""
+    x, y = x.requires_grad_(), y.requires_grad_()
+    root = _graph(None, x, y)
+    root.backward(retain_graph=True)
+    root.backward()
+    return [x.grad, y.grad]
+
+
+@clause(c.RETAIN_GRAPH, c.REPEATED_BACKWARD)
+def test_repeated_backward_with_retain_graph(grade):
+    """Two passes over a kept graph: the leaves get twice one pass's gradient, as torch's; not more,
+    which is what interior nodes that keep their .grad from the first pass would give."""
+    x, y = grade.rng.standard_normal(4), grade.rng.standard_normal(4)
+    expected = grade.oracle.values(_twice, [x, y])
+    leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
+    root = _graph(Glue(grade), *leaves)
+    hint = "each pass starts the interior nodes from zero; the leaves keep adding, as torch's do"
+    with grade.running("Tensor.backward", hint):
+        root.backward(retain_graph=True)
+        root.backward(retain_graph=True)
+    for name, leaf, grad in zip("xy", leaves, expected, strict=True):
+        grade.expect("Tensor.backward", f"{name}.grad after two backward passes", leaf.grad, grad, hint)
+
+
+@clause(c.RELEASE, c.MEMORY_FALLS)
 def test_peak_memory_a_quarter_of_keeping_everything(grade):
     with grade.running("Tensor.backward"):
         keep = training_peak(grade.impl, free=False, steps=8, layers=30, size=48)

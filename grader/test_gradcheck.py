@@ -7,6 +7,8 @@ does not depend on the user's other ops.
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
 from grader.graphs import Glue
 
 pytestmark = pytest.mark.gradcheck
@@ -32,6 +34,7 @@ def _functions(glue):
 SHAPES = {"square": [(3,)], "sin-product": [(2, 3), (2, 3)], "shared": [(2, 2)]}
 
 
+@clause(c.NUMERICAL_GRAD)
 @pytest.mark.parametrize("name", list(SHAPES))
 def test_numerical_grad(grade, name):
     arrays = [grade.rng.standard_normal(s) for s in SHAPES[name]]
@@ -51,6 +54,7 @@ def test_numerical_grad(grade, name):
             )
 
 
+@clause(c.NUMERICAL_GRAD, c.INPUTS_KEPT)
 def test_numerical_grad_coupled_function_larger_eps(grade):
     """f = (sum x)^3 couples every element: one left shifted by eps moves every later derivative by ~6 s eps."""
     x = grade.rng.standard_normal(5)
@@ -72,6 +76,7 @@ def test_numerical_grad_coupled_function_larger_eps(grade):
         )
 
 
+@clause(c.INPUTS_KEPT)
 def test_numerical_grad_leaves_inputs_unchanged(grade):
     arrays = [grade.rng.standard_normal((2, 3))]
     before = arrays[0].copy()
@@ -88,6 +93,7 @@ def test_numerical_grad_leaves_inputs_unchanged(grade):
     )
 
 
+@clause(c.GRADCHECK)
 @pytest.mark.parametrize("name", list(SHAPES))
 def test_gradcheck_passes_a_correct_function(grade, name):
     arrays = [grade.rng.standard_normal(s) for s in SHAPES[name]]
@@ -107,6 +113,7 @@ def _broken_sin(glue, x):
     return glue.node(np.sin(x.data), (x,), (lambda g: 2.0 * g * np.cos(x.data),))
 
 
+@clause(c.GRADCHECK, c.GRADCHECK_WORST)
 def test_gradcheck_catches_a_broken_op(grade):
     x, y = grade.rng.standard_normal(3), grade.rng.standard_normal(3)
     glue = Glue(grade)

@@ -3,6 +3,9 @@
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
+
 pytestmark = pytest.mark.max
 
 FIRST = "on ties, only the first maximal element gets the gradient (np.argmax finds it), as torch.max(x, dim)"
@@ -23,7 +26,10 @@ def _torch_max(axis, keepdims, ndim):
     return theirs
 
 
-@pytest.mark.parametrize("keepdims", [False, True], ids=["dropdims", "keepdims"])
+@clause(c.MAX, c.MAX_TIES)
+@pytest.mark.parametrize(
+    "keepdims", [pytest.param(False, id="dropdims"), pytest.param(True, id="keepdims", marks=clause(c.MAX_KEEPDIMS))]
+)
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_op_max(grade, axis, keepdims, ties):
@@ -38,6 +44,7 @@ def test_op_max(grade, axis, keepdims, ties):
     )
 
 
+@clause(c.MAX, c.MAX_TIES)
 def test_op_max_all_equal(grade):
     grade.vjp(
         "Tensor.max",
@@ -49,6 +56,7 @@ def test_op_max_all_equal(grade):
     )
 
 
+@clause(c.MAX, c.MAX_TIES)
 def test_op_max_3d_middle_axis(grade):
     grade.vjp(
         "Tensor.max",
@@ -60,6 +68,7 @@ def test_op_max_3d_middle_axis(grade):
     )
 
 
+@clause(c.MAX, c.MAX_TIES)
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_op_max_pooling(grade, ties):
     """2x2 max-pooling of (N, C, H, W) maps: windows moved to the last axis, then max over it."""

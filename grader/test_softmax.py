@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
 from grader.graphs import Op, Step, check_program, pick, random_program
 
 pytestmark = pytest.mark.softmax
@@ -12,13 +14,14 @@ SOFTMAX_CASES = [
     pytest.param((3, 4), 0, 1.0, id="2d-axis0"),
     pytest.param((2, 3, 4), 1, 1.0, id="3d-axis1"),
     pytest.param((2, 3, 4), -1, 1.0, id="3d-axis-1"),
-    pytest.param((3, 4), -1, 1000.0, id="logits-1000-axis-1"),
-    pytest.param((3, 4), 0, 1000.0, id="logits-1000-axis0"),
+    pytest.param((3, 4), -1, 1000.0, id="logits-1000-axis-1", marks=clause(c.STABLE)),
+    pytest.param((3, 4), 0, 1000.0, id="logits-1000-axis0", marks=clause(c.STABLE)),
     pytest.param((5,), -1, 1.0, id="1d"),
 ]
 STABLE = "subtract the max along the axis before exp: exp(1000) overflows"
 
 
+@clause(c.SOFTMAX)
 @pytest.mark.parametrize(("shape", "axis", "scale"), SOFTMAX_CASES)
 def test_op_softmax(grade, shape, axis, scale):
     x = scale * grade.rng.standard_normal(shape)
@@ -31,6 +34,7 @@ def test_op_softmax(grade, shape, axis, scale):
     )
 
 
+@clause(c.LOG_SOFTMAX)
 @pytest.mark.parametrize(("shape", "axis", "scale"), SOFTMAX_CASES)
 def test_op_log_softmax(grade, shape, axis, scale):
     x = scale * grade.rng.standard_normal(shape)
@@ -43,22 +47,25 @@ def test_op_log_softmax(grade, shape, axis, scale):
     )
 
 
+@clause(c.SOFTMAX, c.DEFAULT_AXIS)
 def test_op_softmax_default_axis(grade):
     grade.vjp("Tensor.softmax", lambda t: t.softmax(), [(3, 4)], theirs=lambda t: t.softmax(dim=-1))
 
 
+@clause(c.LOG_SOFTMAX, c.DEFAULT_AXIS)
 def test_op_log_softmax_default_axis(grade):
     grade.vjp("Tensor.log_softmax", lambda t: t.log_softmax(), [(3, 4)], theirs=lambda t: t.log_softmax(dim=-1))
 
 
+@clause(c.RESHAPE)
 @pytest.mark.parametrize(
     "args",
     [
         pytest.param((6, 4), id="6-4"),
-        pytest.param((-1,), id="flatten-minus-1"),
+        pytest.param((-1,), id="flatten-minus-1", marks=clause(c.RESHAPE_MINUS_ONE)),
         pytest.param(((4, 6),), id="tuple"),
-        pytest.param((2, -1), id="2-minus-1"),
-        pytest.param(((3, 2, -1),), id="tuple-minus-1"),
+        pytest.param((2, -1), id="2-minus-1", marks=clause(c.RESHAPE_MINUS_ONE)),
+        pytest.param(((3, 2, -1),), id="tuple-minus-1", marks=clause(c.RESHAPE_MINUS_ONE)),
         pytest.param((4, 3, 2), id="reorder-sizes"),
     ],
 )
@@ -67,30 +74,46 @@ def test_op_reshape(grade, args):
     grade.vjp("Tensor.reshape", lambda t: t.reshape(*args), [(2, 3, 4)], theirs=lambda t: t.reshape(torch_shape))
 
 
-TRANSPOSE_HINT = "transpose's VJP applies the inverse permutation, np.argsort(axes)"
+CYCLE_HINT = "transpose's VJP applies the inverse permutation, np.argsort(axes): a 3-cycle is not its own inverse"
 
 
+def _negative_hint(args, perm):
+    """The hint for negative axes: what the inverse is, and what argsort of the raw axes gives instead."""
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    raw = tuple(int(i) for i in np.argsort(args))
+    return (
+        f"turn negative axes positive first (axis % ndim): transpose{args} is the permutation {perm}, whose "
+        f"inverse is np.argsort({perm}) = {inverse}; np.argsort({args}) is {raw}"
+    )
+
+
+@clause(c.TRANSPOSE)
 @pytest.mark.parametrize(
-    ("args", "perm"),
+    ("args", "perm", "hint"),
     [
-        pytest.param((1, 2, 0), (1, 2, 0), id="3-cycle"),
-        pytest.param((2, 0, 1), (2, 0, 1), id="3-cycle-other"),
-        pytest.param((0, 2, 1), (0, 2, 1), id="swap-last-two"),
-        pytest.param((), (2, 1, 0), id="no-axes-reverses"),
-        pytest.param(((1, 2, 0),), (1, 2, 0), id="tuple"),
-        pytest.param((-1, 0, 1), (2, 0, 1), id="negative-axes"),
+        pytest.param((1, 2, 0), (1, 2, 0), CYCLE_HINT, id="3-cycle"),
+        pytest.param((2, 0, 1), (2, 0, 1), CYCLE_HINT, id="3-cycle-other"),
+        pytest.param((0, 2, 1), (0, 2, 1), None, id="swap-last-two"),
+        pytest.param((), (2, 1, 0), None, id="no-axes-reverses", marks=clause(c.NO_AXES)),
+        pytest.param(
+            (-1, 0, 1), (2, 0, 1), _negative_hint((-1, 0, 1), (2, 0, 1)), id="negative-axes", marks=clause(c.NEGATIVE_AXES)
+        ),
+        pytest.param(
+            (0, -1, -2), (0, 2, 1), _negative_hint((0, -1, -2), (0, 2, 1)), id="negative-swap", marks=clause(c.NEGATIVE_AXES)
+        ),
     ],
 )
-def test_op_transpose(grade, args, perm):
+def test_op_transpose(grade, args, perm, hint):
     grade.vjp(
         "Tensor.transpose",
         lambda t: t.transpose(*args),
         [(2, 3, 4)],
         theirs=lambda t: t.permute(perm),
-        hint=TRANSPOSE_HINT,
+        hint=hint,
     )
 
 
+@clause(c.NO_AXES)
 def test_op_transpose_T(grade):  # noqa: N802
     grade.vjp("Tensor.transpose", lambda t: t.T, [(2, 3)], theirs=lambda t: t.permute(1, 0))
 
@@ -172,6 +195,7 @@ def _draw_softmax(rng, values):
     return Step(op, (a,))
 
 
+@clause(c.SOFTMAX, c.LOG_SOFTMAX, c.RESHAPE, c.RESHAPE_MINUS_ONE, c.TRANSPOSE, c.ADDS)
 @pytest.mark.parametrize("seed", range(40))
 def test_softmax_random_graph(grade, seed):
     rng = np.random.default_rng(3000 + seed)

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
 from grader.graphs import Glue, Op, Step, check_program, pick, random_program
 
 pytestmark = pytest.mark.unary
@@ -19,6 +21,7 @@ def _torch_dims(axis):
     return tuple(range(3)) if axis is None else axis
 
 
+@clause(c.SUM, c.AXIS, c.KEEPDIMS)
 @pytest.mark.parametrize(("axis", "keepdims"), REDUCTIONS)
 def test_op_sum(grade, axis, keepdims):
     grade.vjp(
@@ -29,6 +32,7 @@ def test_op_sum(grade, axis, keepdims):
     )
 
 
+@clause(c.MEAN, c.AXIS, c.KEEPDIMS)
 @pytest.mark.parametrize(("axis", "keepdims"), REDUCTIONS)
 def test_op_mean(grade, axis, keepdims):
     grade.vjp(
@@ -39,7 +43,10 @@ def test_op_mean(grade, axis, keepdims):
     )
 
 
-@pytest.mark.parametrize("method", ["sum", "mean"])
+@clause(c.AXIS)
+@pytest.mark.parametrize(
+    "method", [pytest.param("sum", marks=clause(c.SUM)), pytest.param("mean", marks=clause(c.MEAN))]
+)
 @pytest.mark.parametrize(
     ("shape", "axis"), [pytest.param((4, 4), 0, id="square-axis0"), pytest.param((), None, id="0d")]
 )
@@ -52,19 +59,23 @@ def test_op_reduce_edge(grade, method, shape, axis):
     )
 
 
+@clause(c.EXP)
 def test_op_exp(grade):
     grade.vjp("Tensor.exp", lambda x: x.exp(), [3.0 * grade.rng.standard_normal((2, 3))])
 
 
+@clause(c.LOG)
 def test_op_log(grade):
     grade.vjp("Tensor.log", lambda x: x.log(), [np.abs(grade.rng.standard_normal((2, 3))) + 0.1])
 
 
+@clause(c.RELU)
 def test_op_relu(grade):
     x = grade.rng.standard_normal((3, 4))
     grade.vjp("Tensor.relu", lambda t: t.relu(), [x])
 
 
+@clause(c.RELU, c.RELU_AT_ZERO)
 def test_op_relu_at_zero(grade):
     x = np.array([[-1.0, 0.0, 1.0], [0.0, 0.0, -0.0]])
     grade.vjp(
@@ -76,6 +87,7 @@ def test_op_relu_at_zero(grade):
     )
 
 
+@clause(c.SIGMOID, c.SIGMOID_STABLE)
 @pytest.mark.parametrize(
     "scale", [pytest.param(1.0, id="small"), pytest.param(30.0, id="large"), pytest.param(1000.0, id="huge")]
 )
@@ -84,6 +96,7 @@ def test_op_sigmoid(grade, scale):
     grade.vjp("Tensor.sigmoid", lambda t: t.sigmoid(), [x])
 
 
+@clause(c.TANH)
 @pytest.mark.parametrize("scale", [pytest.param(1.0, id="small"), pytest.param(30.0, id="large")])
 def test_op_tanh(grade, scale):
     grade.vjp("Tensor.tanh", lambda t: t.tanh(), [scale * grade.rng.standard_normal((2, 3))])
@@ -100,6 +113,7 @@ SHARED = {
 }
 
 
+@clause(c.ADDS)
 @pytest.mark.parametrize("first", [pytest.param(True, id="op-first"), pytest.param(False, id="op-second")])
 @pytest.mark.parametrize("op", list(SHARED))
 def test_op_shared_input(grade, op, first):
@@ -187,6 +201,7 @@ def _draw_unary(rng, values):
     return Step(op, (a,))
 
 
+@clause(c.SUM, c.MEAN, c.AXIS, c.KEEPDIMS, c.EXP, c.LOG, c.RELU, c.SIGMOID, c.TANH, c.ADDS)
 @pytest.mark.parametrize("seed", range(50))
 def test_unary_random_graph(grade, seed):
     rng = np.random.default_rng(2000 + seed)

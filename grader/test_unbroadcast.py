@@ -3,6 +3,9 @@
 import numpy as np
 import pytest
 
+from grader import contract as c
+from grader.contract import clause
+
 pytestmark = pytest.mark.unbroadcast
 
 CASES = [
@@ -24,6 +27,7 @@ CASES = [
 ]
 
 
+@clause(c.UNBROADCAST, c.PREPENDED, c.STRETCHED, c.EXACT_SHAPE)
 @pytest.mark.parametrize(("grad_shape", "shape"), CASES)
 def test_unbroadcast(grade, grad_shape, shape):
     grad = grade.rng.standard_normal(grad_shape)
@@ -51,6 +55,7 @@ def _what_broadcasting_did(grad_shape, shape):
     return f"broadcasting {shape} to {grad_shape} {done}"
 
 
+@clause(c.GRAD_UNCHANGED)
 def test_unbroadcast_leaves_grad_unchanged(grade):
     grad = grade.rng.standard_normal((4, 2, 3))
     before = grad.copy()

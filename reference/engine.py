@@ -24,7 +24,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
     Broadcasting did two things to an input of ``shape``: it prepended leading axes, and it
     stretched axes of size 1. An input copied along an axis receives the sum of the gradients
-    of all its copies, so both are undone by summing. The result has exactly ``shape``.
+    of all its copies, so both are undone by summing. The result has exactly ``shape`` (``()``
+    included); ``grad`` itself is left unchanged.
     """
     grad = np.asarray(grad, dtype=np.float64)
     # Leading axes that broadcasting prepended: (2, 3, 4) -> (3, 4).
@@ -59,11 +60,15 @@ class Tensor:
         _children: Sequence[Tensor] = (),
         _op: str = "",
     ) -> None:
-        """Wrap ``data`` as a float64 array with a zero gradient of the same shape.
+        """Wrap ``data`` (a number, a nested list, or an ndarray of any dtype) as a tensor.
 
-        ``_children`` are the tensors this one was computed from, ``_op`` a label for the op,
-        and ``_backward`` the closure that pushes ``self.grad`` into the children's ``.grad``
-        (a leaf's does nothing).
+        ``.data`` is a float64 ndarray, a copy of ``data``; ``.grad`` starts as zeros of the same
+        shape. ``._prev`` holds the tensors this one was computed from, ``_children``: a tuple or a
+        set (order and duplicates do not matter); a leaf's is empty. ``._op`` is a label for the op.
+        ``._backward`` is a no-argument closure that pushes ``self.grad`` into the children's
+        ``.grad``; a leaf's does nothing. ``requires_grad`` may be ignored, as here (every tensor
+        gets a gradient), or honoured as torch does (an op's output needs a gradient when an input
+        does); every tensor the grader needs a gradient of is built with ``requires_grad=True``.
         """
         # A copy: the caller may change its array afterwards; our graph must not change with it.
         self.data = np.array(data, dtype=np.float64)
@@ -86,7 +91,13 @@ class Tensor:
     # ---------------------------------------------------------------- binary ops (broadcasting)
 
     def __add__(self, other: Any) -> Tensor:
-        """``self + other`` with NumPy broadcasting."""
+        """``self + other``, elementwise, with NumPy broadcasting.
+
+        ``other`` is a Tensor, a Python number or an ndarray, on either side (``2 + x`` reaches
+        here through ``__radd__``); ``a - b`` is ``a + (-b)``. Like every op, its ``_backward``
+        adds (``+=``) into each input's ``.grad``, since an input may get gradient through other
+        paths too, and each input's share is summed back to the input's own shape.
+        """
         other = _as_tensor(other)
         out = Tensor(self.data + other.data, _children=(self, other), _op="+")
 
@@ -99,7 +110,12 @@ class Tensor:
         return out
 
     def __mul__(self, other: Any) -> Tensor:
-        """``self * other`` (elementwise) with NumPy broadcasting."""
+        """``self * other``, elementwise, with NumPy broadcasting.
+
+        ``other`` is a Tensor, a Python number or an ndarray, on either side; ``-x`` is
+        ``x * -1``. Its ``_backward`` adds (``+=``) into each input's ``.grad``, each share summed
+        back to the input's own shape.
+        """
         other = _as_tensor(other)
         out = Tensor(self.data * other.data, _children=(self, other), _op="*")
 
@@ -112,7 +128,11 @@ class Tensor:
         return out
 
     def __pow__(self, exponent: float) -> Tensor:
-        """``self ** exponent`` for a Python number ``exponent``."""
+        """``self ** exponent``, elementwise, for a Python number ``exponent``.
+
+        The exponent is an int or a float: negative, zero and fractional ones too (``x / y`` is
+        ``x * y ** -1``). Its ``_backward`` adds (``+=``) into ``self.grad``.
+        """
         if not isinstance(exponent, (int, float)):
             raise TypeError(f"only a Python number exponent is supported, got {type(exponent).__name__}")
         out = Tensor(self.data**exponent, _children=(self,), _op=f"**{exponent}")
@@ -125,7 +145,12 @@ class Tensor:
         return out
 
     def __matmul__(self, other: Any) -> Tensor:
-        """``self @ other``: matrix product over the last two axes, batched over the leading ones."""
+        """``self @ other`` for two Tensors: the matrix product over the last two axes, batched over
+        the leading axes with broadcasting (both operands have 2 or more axes).
+
+        Its ``_backward`` adds (``+=``) into each input's ``.grad``; an input whose batch axes were
+        broadcast (a weight shared by the whole batch) gets the sum over them.
+        """
         other = _as_tensor(other)
         out = Tensor(self.data @ other.data, _children=(self, other), _op="@")  # (..., n, p)
 
@@ -170,7 +195,9 @@ class Tensor:
     # ---------------------------------------------------------------- reductions
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """Sum over ``axis`` (an int, a tuple of ints, or None for all axes)."""
+        """Sum over ``axis``: an int, a tuple of ints (negatives count from the end), or None for
+        all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds (``+=``)
+        into ``self.grad``."""
         out = Tensor(self.data.sum(axis=axis, keepdims=keepdims), _children=(self,), _op="sum")
 
         def _backward() -> None:
@@ -184,7 +211,9 @@ class Tensor:
         return out
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """Mean over ``axis`` (an int, a tuple of ints, or None for all axes)."""
+        """The mean over ``axis``: an int, a tuple of ints (negatives count from the end), or None
+        for all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds
+        (``+=``) into ``self.grad``."""
         out = Tensor(self.data.mean(axis=axis, keepdims=keepdims), _children=(self,), _op="mean")
         # NOTE: n counts the elements reduced into each output, not all the elements.
         n = self.data.size // max(out.data.size, 1)
@@ -197,8 +226,9 @@ class Tensor:
         return out
 
     def max(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
-        """The largest element over ``axis`` (an int, or None for all); ties send the gradient to the
-        first maximal element, as ``torch.max(x, dim)`` does."""
+        """The largest element over ``axis`` (an int, negatives counting from the end, or None for
+        all), keeping the reduced axis with size 1 if ``keepdims``. Ties send the gradient to the
+        first maximal element only, as ``torch.max(x, dim)`` does."""
         flat = axis is None
         x = self.data.reshape(-1) if flat else self.data
         ax = 0 if flat else axis
@@ -222,7 +252,7 @@ class Tensor:
     # ---------------------------------------------------------------- elementwise functions
 
     def exp(self) -> Tensor:
-        """``e ** x``, elementwise."""
+        """``e ** x``, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``."""
         out = Tensor(np.exp(self.data), _children=(self,), _op="exp")
 
         def _backward() -> None:
@@ -232,7 +262,8 @@ class Tensor:
         return out
 
     def log(self) -> Tensor:
-        """The natural logarithm, elementwise."""
+        """The natural logarithm, elementwise, of positive values. Its ``_backward`` adds (``+=``)
+        into ``self.grad``."""
         out = Tensor(np.log(self.data), _children=(self,), _op="log")
 
         def _backward() -> None:
@@ -242,7 +273,8 @@ class Tensor:
         return out
 
     def relu(self) -> Tensor:
-        """``max(x, 0)``, elementwise."""
+        """``max(x, 0)``, elementwise; its gradient is 0 at exactly 0, as torch's. Its ``_backward``
+        adds (``+=``) into ``self.grad``."""
         out = Tensor(np.maximum(self.data, 0.0), _children=(self,), _op="relu")
 
         def _backward() -> None:
@@ -253,7 +285,8 @@ class Tensor:
         return out
 
     def sigmoid(self) -> Tensor:
-        """``1 / (1 + e ** -x)``, elementwise, without overflow."""
+        """``1 / (1 + e ** -x)``, elementwise, without overflow for inputs of any magnitude (1000
+        included). Its ``_backward`` adds (``+=``) into ``self.grad``."""
         # NOTE: 1 / (1 + exp(-x)) overflows for x << 0; exp(-logaddexp(0, -x)) never does.
         out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")
 
@@ -264,7 +297,7 @@ class Tensor:
         return out
 
     def tanh(self) -> Tensor:
-        """The hyperbolic tangent, elementwise."""
+        """The hyperbolic tangent, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``."""
         out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")
 
         def _backward() -> None:
@@ -276,7 +309,8 @@ class Tensor:
     # ---------------------------------------------------------------- softmax and shapes
 
     def log_softmax(self, axis: int = -1) -> Tensor:
-        """``log(softmax(x))`` along ``axis``, computed without overflow."""
+        """``log(softmax(x))`` along ``axis`` (default -1, the last axis), without overflow for
+        logits of magnitude 1000. Its ``_backward`` adds (``+=``) into ``self.grad``."""
         # NOTE: subtract the max first. exp(1000) overflows to inf; the shift cancels out exactly.
         shifted = self.data - self.data.max(axis=axis, keepdims=True)
         logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
@@ -291,7 +325,8 @@ class Tensor:
         return out
 
     def softmax(self, axis: int = -1) -> Tensor:
-        """``exp(x) / sum(exp(x))`` along ``axis``, computed without overflow."""
+        """``exp(x) / sum(exp(x))`` along ``axis`` (default -1, the last axis), without overflow for
+        logits of magnitude 1000. Its ``_backward`` adds (``+=``) into ``self.grad``."""
         e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))  # NOTE: shifted, as above
         out = Tensor(e / e.sum(axis=axis, keepdims=True), _children=(self,), _op="softmax")
 
@@ -304,7 +339,8 @@ class Tensor:
         return out
 
     def reshape(self, *shape: Any) -> Tensor:
-        """``reshape(2, 3)`` or ``reshape((2, 3))``; one axis may be -1."""
+        """The same elements in a new shape: ``reshape(2, 3)`` or ``reshape((2, 3))``; one axis may
+        be -1. Its ``_backward`` adds (``+=``) into ``self.grad``."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         out = Tensor(self.data.reshape(shape), _children=(self,), _op="reshape")
@@ -316,7 +352,9 @@ class Tensor:
         return out
 
     def transpose(self, *axes: Any) -> Tensor:
-        """Permute the axes (``transpose(2, 0, 1)``); with no axes, reverse them all."""
+        """Permute the axes, given as separate ints: ``transpose(2, 0, 1)``. Negative axes count
+        from the end, as in NumPy; with no axes, reverse them all (``.T``). Its ``_backward`` adds
+        (``+=``) into ``self.grad``."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         ndim = self.data.ndim
@@ -338,12 +376,27 @@ class Tensor:
     # ---------------------------------------------------------------- backpropagation
 
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
-        """Fill ``.grad`` of every tensor this one depends on, with d(self)/d(tensor).
+        """Backpropagation: add d(self)/d(t) into the ``.grad`` of every tensor ``t`` this one depends on.
 
-        A root with one element is seeded with 1. Another root needs ``gradient``, a cotangent of
-        its shape (torch's ``y.backward(v)``): the result is then the vector-Jacobian product.
-        Unless ``retain_graph``, each node's closure, and the arrays it saved, is released as soon
-        as it has run, so memory falls as backward proceeds.
+        Without ``gradient``, the root must have exactly one element (of any shape: ``()``,
+        ``(1,)``, ``(1, 1)``); for any other root, raise an error. Seed the root's ``.grad`` with
+        ones, then run every node's ``_backward`` exactly once, in reverse topological order: a
+        node runs only after all of its consumers have added into its ``.grad``. An engine that
+        honours ``requires_grad`` may skip the nodes that need no gradient.
+
+        (backward drill) ``gradient`` and ``retain_graph`` are follow-up drills (``cotangent``,
+        ``free-memory``): here they keep their defaults, and nothing passes them.
+
+        (cotangent drill) With ``gradient``, a cotangent of the root's shape (torch's
+        ``y.backward(v)``; also the first positional parameter), seed the root's ``.grad`` with a
+        float64 copy of it instead, whatever the root's shape: the leaves then get the
+        vector-Jacobian product. Raise an error for a cotangent whose shape is not the root's.
+
+        (free-memory drill) Unless ``retain_graph``, release each node's closure and ``_prev``
+        (and so the arrays they hold) as soon as its closure has run, the root's too, so memory
+        falls as backward proceeds: pop nodes off the order rather than keep the list. With
+        ``retain_graph=True`` the graph is kept, and a second ``backward`` adds the same gradients
+        into the leaves again, as torch does: the interior nodes start again from zero.
         """
         if gradient is None:
             if self.data.size != 1:
@@ -360,6 +413,9 @@ class Tensor:
         # NOTE: a node's closure may run only once all of its consumers have added into its
         # .grad, hence the order; and only once, or its parents would be counted twice.
         order = _topological_order(self)
+        for node in order:
+            if node._prev and node is not self:  # NOTE: interior nodes start from zero on every pass
+                node.grad = np.zeros_like(node.data)
         while order:
             node = order.pop()  # the last in topological order: all its consumers have run
             node._backward()
@@ -375,11 +431,12 @@ def _as_tensor(x: Any) -> Tensor:
 
 
 def _topological_order(root: Tensor) -> list[Tensor]:
-    """Every tensor ``root`` depends on, once each, each after all of its inputs; ``root`` last.
+    """Every tensor ``root`` depends on through ``_prev``, leaves included, once each, each after
+    all of its inputs; ``root`` last.
 
-    micrograd's recursive depth-first search, with an explicit stack so that a chain of
-    10,000 ops does not hit Python's recursion limit.
+    No recursion limit: a chain of 10,000 ops must work.
     """
+    # micrograd's recursive depth-first search, with an explicit stack of (node, its inputs left).
     order: list[Tensor] = []
     visited = {id(root)}
     stack = [(root, iter(root._prev))]
@@ -397,7 +454,8 @@ def _topological_order(root: Tensor) -> list[Tensor]:
 
 
 def cross_entropy(logits: Tensor, y: Any) -> Tensor:
-    """Mean softmax cross-entropy of ``(N, K)`` logits and ``(N,)`` integer labels ``y``."""
+    """Mean softmax cross-entropy of ``(N, K)`` logits and ``(N,)`` integer labels ``y`` (a list or
+    an ndarray), as a scalar Tensor; stable for logits of magnitude 1000."""
     n, k = logits.shape
     labels = np.asarray(y.data if isinstance(y, Tensor) else y).astype(np.int64)
     one_hot = np.zeros((n, k))
@@ -420,7 +478,8 @@ class GradcheckResult(NamedTuple):
 
 
 def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6) -> list[np.ndarray]:
-    """The gradient of the scalar ``f(*tensors)`` by central differences, one array per input.
+    """The gradient of the scalar ``f(*tensors)`` by central differences, one array per input;
+    ``inputs`` are left as they were.
 
     d f / d x[i] ~ (f(x + eps e_i) - f(x - eps e_i)) / (2 eps): an error of order eps**2, two
     evaluations of ``f`` per element. Slow and approximate, but it needs no backward at all.
@@ -445,7 +504,9 @@ def gradcheck(
     f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3
 ) -> GradcheckResult:
     """Compare ``f``'s backward with central differences; pass if every element is within
-    ``atol + rtol * |numeric|``. The worst element is the one furthest past that tolerance."""
+    ``atol + rtol * |numeric|``. The result says whether it passed, and gives the worst element
+    (the one furthest past that tolerance): its input's position, its index in that input, and
+    its analytic and numeric values."""
     tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
     f(*tensors).backward()
     numeric = numerical_grad(f, inputs, eps)
@@ -479,17 +540,17 @@ class Dual:
         self.tangent = np.zeros_like(self.primal) if tangent is None else np.array(tangent, dtype=np.float64)
 
     def __add__(self, other: Any) -> Dual:
-        """``d(x + y) = dx + dy``."""
+        """``d(x + y) = dx + dy``; ``other`` is a Dual or a constant (a zero tangent)."""
         other = _as_dual(other)
         return Dual(self.primal + other.primal, self.tangent + other.tangent)
 
     def __mul__(self, other: Any) -> Dual:
-        """``d(x y) = dx y + x dy``: the product rule."""
+        """``d(x y) = dx y + x dy``: the product rule; ``other`` is a Dual or a constant (a zero tangent)."""
         other = _as_dual(other)
         return Dual(self.primal * other.primal, self.tangent * other.primal + self.primal * other.tangent)
 
     def __matmul__(self, other: Any) -> Dual:
-        """``d(A B) = dA B + A dB``."""
+        """``d(A B) = dA B + A dB``; ``other`` is a Dual or a constant (a zero tangent)."""
         other = _as_dual(other)
         return Dual(self.primal @ other.primal, self.tangent @ other.primal + self.primal @ other.tangent)
 
@@ -503,7 +564,7 @@ class Dual:
         return _as_dual(other) @ self
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Dual:
-        """Sums are linear: the tangent is summed the same way."""
+        """Sum over ``axis`` (as ndarray.sum): sums are linear, so the tangent is summed the same way."""
         return Dual(self.primal.sum(axis=axis, keepdims=keepdims), self.tangent.sum(axis=axis, keepdims=keepdims))
 
     def exp(self) -> Dual:
@@ -530,7 +591,8 @@ def _as_dual(x: Any) -> Dual:
 
 
 def jvp(f: Callable[..., Dual], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """``f(primals)`` and its Jacobian-vector product with ``tangents``, in one forward pass."""
+    """The pair ``(f(primals), J v)``: the value and its Jacobian-vector product with ``tangents``, in
+    one forward pass of ``f`` on duals."""
     out = f(*[Dual(p, t) for p, t in zip(primals, tangents, strict=True)])
     return out.primal, out.tangent
 

@@ -1,6 +1,7 @@
 """Stubs: generated from the reference, they keep every signature and docstring, and fail their target."""
 
 import ast
+import re
 
 import pytest
 
@@ -11,16 +12,29 @@ from tests.conftest import CATALOG, REFERENCE
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text()))
 
 
-@pytest.mark.parametrize("target", CATALOG.targets, ids=lambda t: t.id)
+def _for_drill(docstring, drill):
+    """The reference docstring as the stub of ``drill`` should show it: paragraphs tagged for other drills
+    dropped, the tag of its own removed."""
+    kept = []
+    for paragraph in docstring.split("\n\n"):
+        tag = re.match(r"\(([a-z, -]+) drills?\) ", paragraph)
+        if tag is None:
+            kept.append(paragraph)
+        elif drill in tag.group(1).split(", "):
+            kept.append(paragraph[tag.end() :])
+    return "\n\n".join(kept)
+
+
+@pytest.mark.parametrize("target", CATALOG.every, ids=lambda t: t.id)
 def test_stub_keeps_signature_and_docstring_and_blanks_only_the_target(target):
-    stub = ast.parse(stub_for(target.symbols, f"target {target.id}"))
+    stub = ast.parse(stub_for(target.symbols, f"target {target.id}", drills=[target.id]))
     functions = find_functions(stub)
     assert functions.keys() == REF_FUNCTIONS.keys()
     for name, ref in REF_FUNCTIONS.items():
         ours = functions[name]
         assert ast.dump(ours.args) == ast.dump(ref.args) and ast.dump(ours.returns) == ast.dump(ref.returns)
         if name in target.symbols:
-            assert ast.get_docstring(ours) == ast.get_docstring(ref)
+            assert ast.get_docstring(ours) == _for_drill(ast.get_docstring(ref), target.id)
             assert len(ours.body) == 2 and isinstance(ours.body[1], ast.Raise), name
             assert ast.unparse(ours.body[1]) == f"raise NotImplementedError('{name}')"
         else:
@@ -31,6 +45,19 @@ def test_stub_tells_the_user_what_to_write():
     text = stub_for(["unbroadcast"], "target unbroadcast")
     assert text.startswith("# autograd-drill: target unbroadcast.")
     assert "# TODO: write unbroadcast from memory" in text
+
+
+def test_tagged_paragraphs_go_only_to_their_drills():
+    source = (
+        "def f():\n"
+        '    """Core.\n\n    (a drill) For a.\n\n    (b, c drills) For b and c.\n    """\n'
+        "    return 1\n"
+    )
+    docs = {d: ast.get_docstring(find_functions(ast.parse(blank(source, ["f"], drills=[d])))["f"]) for d in "abz"}
+    assert docs == {"a": "Core.\n\nFor a.", "b": "Core.\n\nFor b and c.", "z": "Core."}
+    last = 'def f():\n    """Core.\n\n    (a drill) For a."""\n    return 1\n'  # the closing quotes on a dropped paragraph
+    assert ast.get_docstring(find_functions(ast.parse(blank(last, ["f"], drills=["z"])))["f"]) == "Core."
+    assert "(a drill) For a." in blank(source, ["f"])  # no drill named: every paragraph kept
 
 
 def test_blank_refuses_unknown_or_undocumented_symbols():
