@@ -57,8 +57,8 @@ def _fmt(x: float) -> str:
 
 
 def _a(noun: str) -> str:
-    """``"an ndarray"``, ``"a float"``."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """``"an ndarray"``, ``"a float"``: by the sound (n-darray)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' or noun == 'ndarray' else 'a'} {noun}"
 
 
 def compare(

@@ -68,7 +68,12 @@ def test_op_add_mul_constants(grade, symbol, ours, theirs):
             "Tensor.__add__", lambda x, y: x - y, None, [(2, 3), (3,)], id="sub-broadcast", marks=clause(c.SUB, c.NEG)
         ),
         pytest.param(
-            "Tensor.__add__", lambda x: 1.0 - x, None, [(2, 3)], id="number-minus-tensor", marks=clause(c.SUB, c.OPERANDS)
+            "Tensor.__add__",
+            lambda x: 1.0 - x,
+            None,
+            [(2, 3)],
+            id="number-minus-tensor",
+            marks=clause(c.SUB, c.OPERANDS),
         ),
         pytest.param(
             "Tensor.__add__",

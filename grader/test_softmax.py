@@ -96,10 +96,18 @@ def _negative_hint(args, perm):
         pytest.param((0, 2, 1), (0, 2, 1), None, id="swap-last-two"),
         pytest.param((), (2, 1, 0), None, id="no-axes-reverses", marks=clause(c.NO_AXES)),
         pytest.param(
-            (-1, 0, 1), (2, 0, 1), _negative_hint((-1, 0, 1), (2, 0, 1)), id="negative-axes", marks=clause(c.NEGATIVE_AXES)
+            (-1, 0, 1),
+            (2, 0, 1),
+            _negative_hint((-1, 0, 1), (2, 0, 1)),
+            id="negative-axes",
+            marks=clause(c.NEGATIVE_AXES),
         ),
         pytest.param(
-            (0, -1, -2), (0, 2, 1), _negative_hint((0, -1, -2), (0, 2, 1)), id="negative-swap", marks=clause(c.NEGATIVE_AXES)
+            (0, -1, -2),
+            (0, 2, 1),
+            _negative_hint((0, -1, -2), (0, 2, 1)),
+            id="negative-swap",
+            marks=clause(c.NEGATIVE_AXES),
         ),
     ],
 )

@@ -165,7 +165,7 @@ MUTANTS: tuple[Mutant, ...] = (
         id="backward-skips-nodes-without-requires-grad",
         target="backward",
         symbol="Tensor.backward",
-        bug="only runs _backward of nodes with requires_grad, but intermediate results never set it",
+        bug="only runs _backward of nodes with requires_grad, but its ops never set it on their outputs",
         find="            node._backward()\n",
         replace="            if node.requires_grad:\n                node._backward()\n",
     ),
@@ -288,6 +288,17 @@ MUTANTS: tuple[Mutant, ...] = (
         bug="adds out.grad to a broadcast operand (a bias) without unbroadcasting it to the operand's shape",
         find="            other.grad += unbroadcast(out.grad, other.shape)\n",
         replace="            other.grad += out.grad\n",
+    ),
+    Mutant(
+        id="add-forgets-as-tensor",
+        target="arith",
+        symbol="Tensor.__add__",
+        bug="never wraps a number or ndarray operand: it ends up in _prev, where a Tensor belongs",
+        find=(
+            "        other = _as_tensor(other)\n"
+            '        out = Tensor(self.data + other.data, _children=(self, other), _op="+")\n'
+        ),
+        replace='        out = Tensor(self.data + getattr(other, "data", other), _children=(self, other), _op="+")\n',
     ),
     Mutant(
         id="add-unbroadcasts-to-wrong-shape",

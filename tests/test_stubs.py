@@ -48,14 +48,12 @@ def test_stub_tells_the_user_what_to_write():
 
 
 def test_tagged_paragraphs_go_only_to_their_drills():
-    source = (
-        "def f():\n"
-        '    """Core.\n\n    (a drill) For a.\n\n    (b, c drills) For b and c.\n    """\n'
-        "    return 1\n"
-    )
+    source = 'def f():\n    """Core.\n\n    (a drill) For a.\n\n    (b, c drills) For b and c.\n    """\n    return 1\n'
     docs = {d: ast.get_docstring(find_functions(ast.parse(blank(source, ["f"], drills=[d])))["f"]) for d in "abz"}
     assert docs == {"a": "Core.\n\nFor a.", "b": "Core.\n\nFor b and c.", "z": "Core."}
-    last = 'def f():\n    """Core.\n\n    (a drill) For a."""\n    return 1\n'  # the closing quotes on a dropped paragraph
+    last = (
+        'def f():\n    """Core.\n\n    (a drill) For a."""\n    return 1\n'  # the closing quotes on a dropped paragraph
+    )
     assert ast.get_docstring(find_functions(ast.parse(blank(last, ["f"], drills=["z"])))["f"]) == "Core."
     assert "(a drill) For a." in blank(source, ["f"])  # no drill named: every paragraph kept
 

@@ -90,7 +90,8 @@ class Tensor:
         return out
 
     def __matmul__(self, other: Any) -> Tensor:
-        other = _as_tensor(other)
+        if not isinstance(other, Tensor):
+            return NotImplemented  # @ takes two Tensors: `t @ ndarray` is a TypeError
         out = Tensor(np.einsum("...ij,...jk->...ik", self.data, other.data), _children=(self, other), _op="@")
 
         def _backward() -> None:
@@ -123,9 +124,6 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _as_tensor(other) / self
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _as_tensor(other) @ self
 
     # ------------------------------------------------------------------ reductions
 
@@ -240,8 +238,6 @@ class Tensor:
         return out
 
     def transpose(self, *axes: Any) -> Tensor:
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
         ndim = self.data.ndim
         perm = tuple(int(a) % ndim for a in axes) if axes else tuple(range(ndim - 1, -1, -1))
         out = Tensor(self.data.transpose(perm), _children=(self,), _op="transpose")

@@ -75,9 +75,8 @@ def _check_exponent(exponent: Any) -> float:
     return exponent
 
 
-def _permutation(axes: tuple[Any, ...], ndim: int) -> tuple[int, ...]:
-    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-        axes = tuple(axes[0])
+def _permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """``transpose(*axes)``'s permutation: separate ints, negatives from the end; none: reversed."""
     return tuple(int(a) % ndim for a in axes) if axes else tuple(range(ndim))[::-1]
 
 
@@ -132,8 +131,10 @@ class Tensor:
         )
 
     def __matmul__(self, other: Any) -> Tensor:
-        o = _t(other)
-        return _make(self.data @ o.data, (self, o), (lambda g: g @ _swap(o.data), lambda g: _swap(self.data) @ g), "@")
+        if not isinstance(other, Tensor):
+            return NotImplemented  # @ takes two Tensors only: `t @ ndarray` is a TypeError
+        b = other.data
+        return _make(self.data @ b, (self, other), (lambda g: g @ _swap(b), lambda g: _swap(self.data) @ g), "@")
 
     def __neg__(self) -> Tensor:
         return _make(-self.data, (self,), (lambda g: -g,), "neg")
@@ -149,9 +150,6 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _t(other) / self
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _t(other) @ self
 
     # Reductions.
 

@@ -100,7 +100,8 @@ class Tensor:
         return out
 
     def __matmul__(self, other: Any) -> Tensor:
-        other = _as_tensor(other)
+        if not isinstance(other, Tensor):
+            return NotImplemented  # @ takes two Tensors: `t @ ndarray` is a TypeError
         out = Tensor(self.data @ other.data, _children=(self, other), _op="@")
 
         def _backward() -> None:
@@ -130,9 +131,6 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _as_tensor(other) / self
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _as_tensor(other) @ self
 
     # ---------------------------------------------------------------- reductions
 
@@ -231,8 +229,6 @@ class Tensor:
         return out
 
     def transpose(self, *axes: Any) -> Tensor:
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
         ndim = self.data.ndim
         perm = np.array([int(a) % ndim for a in axes] if axes else list(range(ndim))[::-1], dtype=np.intp)
         out = Tensor(self.data.transpose(perm), _children=(self,), _op="transpose")

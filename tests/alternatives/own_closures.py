@@ -120,7 +120,8 @@ class Tensor:
         return out
 
     def __matmul__(self, other: Any) -> Tensor:
-        other = _lift(other)
+        if not isinstance(other, Tensor):
+            return NotImplemented  # @ takes two Tensors: `t @ ndarray` is a TypeError
         out = Tensor(self.data @ other.data, _children=(self, other), _op="matmul")
 
         def _backward() -> None:
@@ -152,9 +153,6 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _lift(other) / self
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _lift(other) @ self
 
     # ---------------------------------------------------------------- reductions
 
@@ -266,8 +264,6 @@ class Tensor:
         return out
 
     def transpose(self, *axes: Any) -> Tensor:
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
         ndim = self.data.ndim
         perm = tuple(int(a) % ndim for a in axes) if axes else tuple(reversed(range(ndim)))
         inverse = tuple(int(i) for i in np.argsort(perm))

@@ -112,7 +112,8 @@ class Tensor:
         return out
 
     def __matmul__(self, other: Any) -> Tensor:
-        other = _to_tensor(other)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"@ takes two Tensors, got {type(other).__name__}")
         out = Tensor(np.matmul(self.data, other.data), _children=(self, other), _op="matmul")
 
         def _backward() -> None:
@@ -144,9 +145,6 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return _to_tensor(other) / self
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _to_tensor(other) @ self
 
     # ------------------------------------------------------------- reductions
 
@@ -258,8 +256,6 @@ class Tensor:
         return out
 
     def transpose(self, *axes: Any) -> Tensor:
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
         ndim = self.data.ndim
         perm = [int(a) % ndim for a in axes] if axes else [ndim - 1 - i for i in range(ndim)]
         out = Tensor(np.transpose(self.data, perm), _children=(self,), _op="transpose")
