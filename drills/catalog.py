@@ -1,4 +1,4 @@
-"""The drill catalog: the targets of SPEC §1, loaded from ``catalog.toml`` into frozen dataclasses."""
+"""The drill catalog: the targets of docs/contract.md, loaded from ``catalog.toml`` into frozen dataclasses."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class Target:
 @dataclass(frozen=True)
 class Catalog:
     targets: tuple[Target, ...]
-    """The six core targets of SPEC §1, in dependency order: what ``full`` and ``drill grade`` cover."""
+    """The six core targets, in dependency order: what ``full`` and ``drill grade`` cover."""
     full_time: int
     """Target time of the ``full`` drill, which blanks every core target at once."""
     extensions: tuple[Target, ...] = ()

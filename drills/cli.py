@@ -70,11 +70,15 @@ def history() -> Iterator[History]:
 
 
 def resolve_targets(ids: list[str] | None) -> list[Target]:
+    """The targets named (in catalog order); none, or 'full', is the six core targets."""
     catalog = load_catalog()
     if not ids:
         return list(catalog.targets)
     chosen = set()
     for target_id in ids:
+        if target_id == "full":
+            chosen.update(t.id for t in catalog.targets)
+            continue
         try:
             chosen.add(catalog.get(target_id.replace("_", "-")).id)
         except UnknownTarget as exc:
@@ -529,12 +533,23 @@ def import_history(
 
 @app.command()
 def grade(
-    file: Annotated[Path, typer.Argument(help="An engine file that follows the API contract (SPEC §2).")],
+    file: Annotated[
+        Path, typer.Argument(help="An engine file that follows the API contract (docs/contract.md of the repository).")
+    ],
     target: Annotated[
-        list[str] | None, typer.Option("--target", "-t", help="Grade only this target (repeatable). Default: all.")
+        list[str] | None,
+        typer.Option(
+            "--target",
+            "-t",
+            help="Grade only this target (repeatable); 'full': the six core targets. "
+            "Default: the six core targets; a follow-up only when named.",
+        ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object (SPEC §3) instead of a report.")
+        bool,
+        typer.Option(
+            "--json", help="Print one JSON object instead of a report (its keys: docs/contract.md of the repository)."
+        ),
     ] = False,
     oracle: Annotated[
         str,
@@ -545,6 +560,10 @@ def grade(
     ] = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
+
+    By default the six core targets are graded: unbroadcast, backward, arith, unary, softmax and cross-entropy (--target full, the same). The follow-ups (max, cotangent, gradcheck, free-memory, forward-mode) are graded only when named with --target.
+
+    The API an engine file must follow, and the JSON of --json, are described in docs/contract.md of the repository.
 
     Exit status: 0 all graded targets passed, 1 some failed, 2 bad usage or unreadable file.
     """

@@ -1,7 +1,12 @@
 """Grading: run the oracle suite on a file in a child process and return a frozen verdict.
 
 The user's code never runs inside the CLI: pytest runs it in a child, and reports each test's
-target, outcome and message as JSON (grader/conftest.py, ``--report-json``).
+target, outcome and message as JSON (grader/conftest.py, ``--report-json``). The verdict's JSON
+form, ``drill grade --json``, is described in docs/contract.md.
+
+A grading never outlives the command that started it: the command kills the grading's process
+group when it is interrupted or terminated, and the grading child ends itself when it finds
+its parent gone (after a SIGKILL), see grader/conftest.py.
 """
 
 from __future__ import annotations
@@ -12,10 +17,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any, Protocol
 
 from drills.catalog import Target
@@ -28,16 +36,44 @@ class GradeError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Failure:
+    """A test that ran and failed: its id (``test_unbroadcast.py::test_unbroadcast[to-0d]``) and verdict."""
+
+    test: str
+    message: str
+
+
+MAX_JSON_FAILURES = 5
+"""How many failures a target lists in ``drill grade --json``."""
+
+
+@dataclass(frozen=True)
 class TargetResult:
     target: str
     tests: int
     failed: int
+    """The tests that ran and failed (a test not run is not counted here, but in ``not_run``)."""
     failures: tuple[str, ...]
-    """The failure messages, the one to fix first first."""
+    """What to tell the user, the one to fix first first: the failed tests' messages, then (when
+    tests were not run) one line that says how many and why."""
+    not_run: int = 0
+    """Tests that did not run: an earlier test of the target ran past its time limit, or the
+    grading process died before them."""
+    failed_tests: tuple[Failure, ...] = ()
+    """The failed tests with their ids, in the order of their messages in ``failures``."""
 
     @property
     def passed(self) -> bool:
-        return self.tests > 0 and self.failed == 0
+        return self.tests > 0 and self.failed == 0 and self.not_run == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "tests": self.tests,
+            "failed": self.failed,
+            "not_run": self.not_run,
+            "failures": [{"test": f.test, "message": f.message} for f in self.failed_tests[:MAX_JSON_FAILURES]],
+        }
 
 
 @dataclass(frozen=True)
@@ -45,6 +81,8 @@ class GradeResult:
     file: str
     targets: tuple[TargetResult, ...]
     seconds: float
+    notes: tuple[str, ...] = ()
+    """What the user should know beyond the tests' verdicts (a thread left running)."""
 
     @property
     def passed(self) -> bool:
@@ -54,11 +92,12 @@ class GradeResult:
         return next(t for t in self.targets if t.target == target_id)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``drill grade --json`` object of SPEC §3."""
+        """The ``drill grade --json`` object (docs/contract.md)."""
         return {
             "file": self.file,
             "passed": self.passed,
-            "targets": {t.target: {"passed": t.passed, "tests": t.tests, "failed": t.failed} for t in self.targets},
+            "targets": {t.target: t.to_json() for t in self.targets},
+            "notes": list(self.notes),
         }
 
 
@@ -131,9 +170,14 @@ def pytest_args(
     ]
 
 
+PARENT_ENV = "DRILL_GRADING_PARENT"
+"""Tells a grading child (and the warm worker) which process started it: when that process is
+gone, the child ends itself and its process group (grader/conftest.py, drills/worker.py)."""
+
+
 def grading_env() -> dict[str, str]:
     # No third-party pytest plugins: they cost start-up time and could change the verdict.
-    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
 
 
 class Runner(Protocol):
@@ -143,30 +187,82 @@ class Runner(Protocol):
         ...
 
 
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that interrupt or terminate a command: its grading goes with it."""
+
+
+@contextmanager
+def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
+    """While in this block, a SIGINT, SIGTERM or SIGHUP to this process first calls ``stop`` (which
+    ends the grading it started), then takes its usual course: KeyboardInterrupt, or death by the
+    signal. Signals this process ignores stay ignored. Signal handlers can only be set in the main
+    thread: elsewhere, this does nothing (the grading child's watchdog remains)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop()
+        handler = previous.get(signum, signal.SIG_DFL)
+        if callable(handler):
+            handler(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)  # dies of it, as it would have without us
+
+    for signum in STOP_SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler in (signal.SIG_IGN, None):
+            continue
+        previous[signum] = handler
+        signal.signal(signum, on_signal)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def run_in_subprocess(args: list[str], timeout: float) -> tuple[int, str]:
     """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *args],
-        cwd=GRADER.parent,
-        env=grading_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: a timeout kills whatever the user's code started
-    )
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-        status = proc.returncode
-    except subprocess.TimeoutExpired:
-        kill_group(proc.pid)
-        output, _ = proc.communicate()
-        status = TIMED_OUT
+    proc: subprocess.Popen[bytes] | None = None
+
+    def stop() -> None:
+        if proc is not None:
+            kill_group(proc.pid)
+
+    with stopped_with_us(stop):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=GRADER.parent,
+            env=grading_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: a timeout kills whatever the user's code started
+        )
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            output, _ = proc.communicate()
+            status = TIMED_OUT
+        except BaseException:  # KeyboardInterrupt, SystemExit: the grading goes with the command
+            kill_group(proc.pid)
+            proc.wait()
+            raise
     return status, output[-4000:].decode("utf-8", "replace")
 
 
 def kill_group(pid: int) -> None:
+    """Kill the process group led by ``pid``; where there are no process groups, the process."""
     try:
-        os.killpg(pid, signal.SIGKILL)
+        if hasattr(os, "killpg"):
+            os.killpg(pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            os.kill(pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -179,6 +275,7 @@ class Report:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     running: str | None = None
     finished: bool = False
+    notes: list[str] = field(default_factory=list)
 
 
 def read_report(path: Path) -> Report:
@@ -200,6 +297,7 @@ def read_report(path: Path) -> Report:
                 report.results[event["nodeid"]] = event
         elif kind == "finished":
             report.finished = True
+            report.notes.extend(str(note) for note in event.get("notes", ()))
     return report
 
 
@@ -248,28 +346,39 @@ def grade(
         file=label if label is not None else str(file),
         targets=tuple(_summarize(t.id, report, stopped) for t in targets),
         seconds=time.perf_counter() - start,
+        notes=tuple(report.notes),
     )
 
 
 def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetResult:
-    """A target's verdict. A test with no result was not run (the check stopped first): it counts as
-    failed, and the test that was running when the process died gets the cause as its message."""
+    """A target's verdict. A test with no result was not run (the check stopped first), except the
+    one that was running when the process died: it failed, with the cause as its message."""
     assert report.collected is not None
     tests = [nodeid for nodeid, owners in report.collected.items() if target_id in owners]
-    failures: dict[str, str] = {}
-    unrun = 0
+    failed: list[Failure] = []
+    not_run = 0
+    why_not_run: list[str] = []  # the reasons the grader gave, in order
     for nodeid in tests:
         result = report.results.get(nodeid)
-        if result is not None:
-            if result["outcome"] == "failed":
-                failures[nodeid] = result["message"]
-        elif stopped is not None and nodeid == report.running:
-            failures[nodeid] = f"{nodeid.split('::')[-1]}: {stopped}"
-        else:
-            unrun += 1
-    messages = list(failures.values())
-    if stopped is not None and report.running in failures:
-        messages.insert(0, messages.pop(list(failures).index(report.running)))  # the cause first
-    if unrun:
-        messages.append(f"{unrun} tests were not run: the check stopped before them")
-    return TargetResult(target=target_id, tests=len(tests), failed=len(failures) + unrun, failures=tuple(messages))
+        if result is None:
+            if stopped is not None and nodeid == report.running:
+                failed.insert(0, Failure(nodeid, f"{nodeid.split('::')[-1]}: {stopped}"))  # the cause first
+            else:
+                not_run += 1
+        elif result["outcome"] == "failed":
+            failed.append(Failure(nodeid, result["message"]))
+        elif result["outcome"] == "not_run":
+            not_run += 1
+            why_not_run.append(result["message"])
+    messages = [f.message for f in failed]
+    if not_run:
+        why = why_not_run[0] if why_not_run else "the check stopped before them"
+        messages.append(f"{not_run} test{'s' if not_run != 1 else ''} not run: {why}")
+    return TargetResult(
+        target=target_id,
+        tests=len(tests),
+        failed=len(failed),
+        failures=tuple(messages),
+        not_run=not_run,
+        failed_tests=tuple(failed),
+    )

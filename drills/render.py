@@ -13,7 +13,7 @@ from drills.catalog import Catalog, Target, format_time
 
 if TYPE_CHECKING:
     from drills.chart import Streak
-    from drills.grading import GradeResult
+    from drills.grading import GradeResult, TargetResult
     from drills.reviews import ReviewCard
     from drills.schedule import TargetCard
     from drills.session import Checked, Comparison, Hints, Scoreboard, TargetStats
@@ -53,11 +53,15 @@ def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
             )
             rows.append(line)
             continue
-        summary = "no tests selected" if tr.tests == 0 else f"{tr.failed} of {tr.tests} tests failed"
-        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(summary, style="red")
+        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(_failed_summary(tr), style="red")
         rows.append(line)
-        for message in tr.failures[:show_failures]:
+        shown = tr.failures[:show_failures]
+        for message in shown:
             rows.append(Padding(Text(message), (0, 0, 0, 4)))
+        if tr.not_run and tr.failures and tr.failures[-1] not in shown:  # why the rest was not run
+            rows.append(Padding(Text(tr.failures[-1], style="dim"), (0, 0, 0, 4)))
+    for note in result.notes:
+        rows.append(Text(f" note: {note}", style="yellow"))
     passed = sum(tr.passed for tr in result.targets)
     verdict = Text(
         f"{passed} of {len(result.targets)} targets passed ({result.seconds:.1f} s)",
@@ -65,6 +69,16 @@ def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
     )
     rows.append(Padding(verdict, (1, 0, 0, 0)))
     return Group(*rows)
+
+
+def _failed_summary(tr: TargetResult) -> str:
+    """'3 of 16 tests failed', '1 of 16 tests failed, 15 not run', '16 of 16 tests not run'."""
+    if tr.tests == 0:
+        return "no tests selected"
+    if tr.failed == 0 and tr.not_run:
+        return f"{tr.not_run} of {tr.tests} tests not run"
+    summary = f"{tr.failed} of {tr.tests} tests failed"
+    return f"{summary}, {tr.not_run} not run" if tr.not_run else summary
 
 
 # ---------------------------------------------------------------------------- catalog

@@ -38,6 +38,7 @@ class WatchView:
         self.latest: str | None = None
         self.graded_in: float | None = None
         self.graded_at: float | None = None
+        self.notes: tuple[str, ...] = ()
 
     def update(self, checked: Checked, seconds: float, now: float) -> None:
         self.attempt = checked.attempt
@@ -46,6 +47,7 @@ class WatchView:
         self.failures = {t.target: t.failures[0] for t in checked.result.targets if not t.passed and t.failures}
         first = next((t for t in checked.result.targets if not t.passed and t.failures), None)
         self.latest = first.failures[0] if first else None
+        self.notes = checked.result.notes
 
     def render(self, now: float) -> RenderableType:
         a = self.attempt
@@ -67,6 +69,8 @@ class WatchView:
         if self.latest:
             lines.append(Text(""))
             lines.append(Text(self.latest))
+        for note in self.notes:
+            lines.append(Text(f" note: {note}", style="yellow"))
         graded = f"graded {self.graded_in:.2f} s after each save · " if self.graded_in is not None else ""
         lines.append(Text(""))
         lines.append(Text(f" watching {display(a.file)} ({graded}Ctrl-C leaves the timer running)", style="dim"))

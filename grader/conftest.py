@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import signal
+import sys
+import threading
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +19,7 @@ import numpy as np
 import pytest
 
 from drills.catalog import load_catalog
+from drills.grading import PARENT_ENV
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
 from grader.sandbox import cap_memory, load_solution, time_limit
@@ -112,11 +118,15 @@ def grade(request: pytest.FixtureRequest, _impl: ModuleType | GradeFailure, _ora
 # ------------------------------------------------------------------------------ reporting
 
 
+class NotRun(Exception):  # noqa: N818 - not an error: a test that was not run
+    """Raised in a test's setup to skip it: an earlier test of its target ran past its time limit."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     stopped = [f"{t} ({_TIMED_OUT[t]})" for t in _targets_of(item) if t in _TIMED_OUT]
     if stopped:
-        raise GradeFailure(f"not run: an earlier test of {', '.join(stopped)} ran past its time limit")
+        raise NotRun(f"an earlier test of {', '.join(stopped)} ran past its time limit")
     with time_limit(item.config.getoption("test_timeout")):
         return (yield)
 
@@ -145,7 +155,25 @@ def _timed_out(exc: BaseException) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
-    """A verdict's message is the whole report: no traceback into the grader (and no time spent making one)."""
+    """A verdict's message is the whole report: no traceback into the grader (and no time spent making one).
+
+    A test not run is skipped, and its report says so (``drill_not_run``: why), for the Reporter."""
+    if call.excinfo is not None and isinstance(call.excinfo.value, NotRun):
+        why = str(call.excinfo.value)
+        return pytest.TestReport(
+            nodeid=item.nodeid,
+            location=item.location,
+            keywords=dict.fromkeys(item.keywords, 1),
+            outcome="skipped",
+            longrepr=(str(item.path), (item.location[1] or 0) + 1, f"Skipped: not run: {why}"),
+            when=call.when,
+            sections=[],
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
+            user_properties=item.user_properties,
+            drill_not_run=why,
+        )
     if call.excinfo is None or not isinstance(call.excinfo.value, (GradeFailure, TestTimeout)):
         return None
     if item.config.getoption("grader_tracebacks"):
@@ -176,12 +204,27 @@ class Reporter:
 
     Each line is flushed as it happens, so that when the user's code kills the process (os._exit,
     a segfault, the time or memory limit) the parent still knows what was collected, what
-    passed, and which test was running.
+    passed, and which test was running. A result's outcome is passed, failed, or not_run (an
+    earlier test of its target ran past its time limit).
+
+    A grading never outlives ``drill``: when $DRILL_GRADING_PARENT names the process that started
+    this one, a watchdog ends the grading (its whole process group) as soon as that process is
+    gone. And it ends with its tests: a thread the user's code left running does not keep it
+    alive (the "finished" event says so, in its notes).
     """
 
     def __init__(self, path: Path) -> None:
         self.file = path.open("w", encoding="utf-8")
         self.targets: dict[str, list[str]] = {}
+        self.exitstatus = 0
+        self.lingering: list[threading.Thread] = []
+        parent = os.environ.get(PARENT_ENV, "")
+        if parent.isdigit():
+            watchdog = threading.Thread(target=_watch_parent, args=(int(parent),), name="drill-watchdog", daemon=True)
+            try:
+                watchdog.start()
+            except RuntimeError:  # no thread under a tight memory cap: drill still ends this grading itself
+                pass
 
     def _write(self, event: dict[str, Any]) -> None:
         self.file.write(json.dumps(event) + "\n")
@@ -195,19 +238,56 @@ class Reporter:
         self._write({"event": "start", "nodeid": nodeid})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call" and not report.failed:
+        not_run = getattr(report, "drill_not_run", None)
+        if not_run is None and report.when != "call" and not report.failed:
             return
         self._write(
             {
                 "event": "result",
                 "nodeid": report.nodeid,
                 "targets": self.targets.get(report.nodeid, []),
-                "outcome": report.outcome,
-                "message": report.longreprtext if report.failed else "",
+                "outcome": "not_run" if not_run is not None else report.outcome,
+                "message": not_run if not_run is not None else report.longreprtext if report.failed else "",
                 "duration": round(report.duration, 6),
             }
         )
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self._write({"event": "finished"})
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.exitstatus = int(exitstatus)
+        self.lingering = [
+            t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()
+        ]
+        notes = []
+        if self.lingering:
+            names = ", ".join(t.name for t in self.lingering[:3])
+            if len(self.lingering) > 3:
+                names += f" and {len(self.lingering) - 3} more"
+            many = len(self.lingering) > 1
+            notes.append(
+                f"your code left {len(self.lingering) if many else 'a'} thread{'s' if many else ''} running ({names}); "
+                f"{'they were' if many else 'it was'} stopped when the tests finished"
+            )
+        self._write({"event": "finished", "notes": notes})
         self.file.close()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """With a thread of the user's left running, the interpreter's exit would wait for it: end now."""
+        if self.lingering:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(self.exitstatus)
+
+
+def _watch_parent(parent: int, interval: float = 0.2) -> None:
+    """Poll, a few times a second, that ``parent`` is still this process's parent; once it is gone
+    (this process was re-parented), kill this grading's process group, or at least this process."""
+    while os.getppid() == parent:
+        time.sleep(interval)
+    if hasattr(os, "killpg") and hasattr(signal, "SIGKILL") and os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os._exit(70)

@@ -1,38 +1,121 @@
-"""``drill grade FILE [--target ID ...] [--json]``, exactly as SPEC §3 describes it, run as users run it."""
+"""``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it, run as users run it."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
 
 from drills.cli import app
-from tests.conftest import CATALOG, REFERENCE, run_drill
+from tests.conftest import CATALOG, REFERENCE, ROOT, run_drill
 
 runner = CliRunner()
+
+TOP_KEYS = {"file", "passed", "targets", "notes"}
+TARGET_KEYS = {"passed", "tests", "failed", "not_run", "failures"}
+WRONG_AXIS = REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")
+UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
 
 
 def test_reference_passes_all_six_targets_as_json():
     proc = run_drill("grade", str(REFERENCE), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"file", "passed", "targets"}
+    assert set(data) == TOP_KEYS and data["notes"] == []
     assert data["passed"] is True and data["file"] == str(REFERENCE)
     assert list(data["targets"]) == [t.id for t in CATALOG.targets]
     for target in data["targets"].values():
-        assert set(target) == {"passed", "tests", "failed"}
+        assert set(target) == TARGET_KEYS
         assert target["passed"] is True and target["tests"] > 0 and target["failed"] == 0
+        assert target["not_run"] == 0 and target["failures"] == []
 
 
 def test_target_option_grades_only_those_targets(tmp_path):
     bad = tmp_path / "engine.py"
-    bad.write_text(REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)"))
+    bad.write_text(WRONG_AXIS)
     proc = run_drill("grade", str(bad), "--target", "unbroadcast", "-t", "unary", "--json")
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
     assert list(data["targets"]) == ["unbroadcast", "unary"]
     assert data["passed"] is False
     assert data["targets"]["unbroadcast"]["passed"] is False and data["targets"]["unbroadcast"]["failed"] > 0
-    assert data["targets"]["unary"] == {"passed": True, "tests": data["targets"]["unary"]["tests"], "failed": 0}
+    unary = data["targets"]["unary"]
+    assert unary == {"passed": True, "tests": unary["tests"], "failed": 0, "not_run": 0, "failures": []}
+
+
+def test_json_of_a_failing_file_names_the_failed_tests(tmp_path):
+    bad = tmp_path / "engine.py"
+    bad.write_text(WRONG_AXIS)
+    proc = run_drill("grade", str(bad), "-t", "unbroadcast", "--json")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    # The keys of the contract, with their types, are unchanged; the new ones come beside them.
+    assert set(data) == TOP_KEYS and data["file"] == str(bad) and data["passed"] is False and data["notes"] == []
+    verdict = data["targets"]["unbroadcast"]
+    assert set(verdict) == TARGET_KEYS
+    assert verdict["passed"] is False and isinstance(verdict["tests"], int) and isinstance(verdict["failed"], int)
+    assert 0 < verdict["failed"] < verdict["tests"] and verdict["not_run"] == 0
+    failures = verdict["failures"]
+    assert 1 <= len(failures) == min(verdict["failed"], 5)
+    for failure in failures:
+        assert set(failure) == {"test", "message"}
+        file, _, name = failure["test"].partition("::")
+        assert file == "test_unbroadcast.py" and name.startswith("test_unbroadcast")
+        assert "engine.py:" in failure["message"]  # the verdict, at the user's line
+    first = failures[0]
+    assert first["test"] == "test_unbroadcast.py::test_unbroadcast[prepended-one-axis]"
+    assert first["message"].startswith("unbroadcast [prepended-one-axis]: ")
+
+
+def grade_with_env(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "drills", "grade", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+
+
+def test_a_hang_fails_one_test_and_the_rest_of_its_target_is_not_run(tmp_path):
+    hangs = tmp_path / "engine.py"
+    source = REFERENCE.read_text()
+    assert source.count(UNBROADCAST_BODY) == 1
+    hangs.write_text(source.replace(UNBROADCAST_BODY, UNBROADCAST_BODY + "    while True:\n        pass\n"))
+    proc = grade_with_env(str(hangs), "-t", "unbroadcast", "-t", "unary", "--json", DRILL_TEST_TIMEOUT="0.5")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    verdict = data["targets"]["unbroadcast"]
+    assert verdict["passed"] is False and verdict["failed"] == 1
+    assert verdict["not_run"] == verdict["tests"] - 1 > 0
+    [failure] = verdict["failures"]
+    assert failure["test"].startswith("test_unbroadcast.py::") and "took longer than 0.5 s" in failure["message"]
+    assert data["targets"]["unary"]["passed"] is True  # the other targets still run
+    human = grade_with_env(str(hangs), "-t", "unbroadcast", DRILL_TEST_TIMEOUT="0.5")
+    text = " ".join(human.stdout.split())
+    assert human.returncode == 1
+    assert f"1 of {verdict['tests']} tests failed, {verdict['not_run']} not run" in text
+    assert f"{verdict['not_run']} tests not run: an earlier test of unbroadcast" in text
+
+
+def test_target_full_is_the_six_core_targets():
+    result = runner.invoke(app, ["grade", str(REFERENCE), "--target", "full", "-t", "max", "--json"])
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.stdout)["targets"]) == [t.id for t in CATALOG.targets] + ["max"]
+
+
+def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
+    result = runner.invoke(app, ["grade", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "docs/contract.md" in text and "SPEC" not in text
+    core = ", ".join(t.id for t in CATALOG.targets[:-1]) + f" and {CATALOG.targets[-1].id}"
+    assert f"By default the six core targets are graded: {core}" in text
+    assert "--target full" in text
+    assert all(t.id in text for t in CATALOG.extensions) and "graded only when named" in text
 
 
 def test_marker_spelling_of_a_target_is_accepted():
@@ -70,6 +153,7 @@ def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
         (["grade", "no/such/file.py"], "no such file"),
         (["grade", "tests"], "not a file"),
         (["grade", str(REFERENCE), "-t", "unbroadcst"], "Did you mean 'unbroadcast'"),
+        (["grade", str(REFERENCE), "-t", "ful"], "Did you mean 'full'"),
     ],
 )
 def test_bad_usage_exits_2_with_one_line(args, message):

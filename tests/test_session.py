@@ -111,8 +111,9 @@ def test_start_writes_the_stub_and_starts_the_clock(history, clock, workspace):
     started = session.start(history, "backward", workspace, clock)
     assert started.path == workspace / "backward.py"
     assert started.path.read_text(encoding="utf-8") == stub_for(
-        ("Tensor.__init__", "Tensor.backward", "_topological_order"), "target backward"
+        ("Tensor.__init__", "Tensor.backward", "_topological_order"), "target backward", drills=["backward"]
     )
+    assert "(cotangent drill)" not in started.path.read_text(encoding="utf-8")  # the core stub asks for the core
     assert started.symbols == ("Tensor.__init__", "Tensor.backward", "_topological_order")
     assert started.archived is None and started.best is None and started.target_time == 600
     attempt = started.attempt

@@ -1,0 +1,315 @@
+"""A grading never outlives the command that started it, and ends with its tests.
+
+Real processes throughout: ``drill grade`` and ``drill watch`` are started in their own session,
+killed (SIGKILL, SIGTERM) or interrupted (SIGINT) while the user's code hangs, and then no
+process of that grading may remain: the grading child, the warm worker, its forked grading, and
+what the user's code started. Processes are found with ``ps`` (Linux and macOS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from drills import grading
+from drills.catalog import load_catalog
+from drills.grading import Limits, grade, stopped_with_us
+from drills.worker import WarmRunner
+from tests.conftest import ROOT
+from tests.test_robustness import SOURCE, in_unbroadcast
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+
+HANGS_FOR_GOOD = {"DRILL_TEST_TIMEOUT": "600", "DRILL_CHECK_TIMEOUT": "600"}
+"""Limits that never stop the hang: only the end of the command can."""
+GONE_WITHIN = 10.0
+"""Seconds for every process of a grading to be gone after its command is."""
+STARTED_WITHIN = 120.0
+"""Seconds for the user's code to start running (a cold interpreter, the warm worker's imports)."""
+
+LEAVES_A_THREAD = in_unbroadcast(
+    "import threading, time\nthreading.Thread(target=time.sleep, args=(10**6,), name='sleeper').start()"
+)
+"""A correct unbroadcast that starts a non-daemon thread that sleeps for good, at every call."""
+
+
+def hangs(started: Path) -> str:
+    """An unbroadcast that starts a child process of its own, says it is running, and loops for good."""
+    return in_unbroadcast(
+        "import subprocess, sys, pathlib\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {str(started)!r}])\n"
+        f"pathlib.Path({str(started)!r}).write_text('running')\n"
+        "while True:\n"
+        "    pass"
+    )
+
+
+# ---------------------------------------------------------------------------- processes
+
+
+def processes() -> dict[int, tuple[int, str, str]]:
+    """Every live process: pid -> (parent pid, state, command line). Zombies are dead: left out."""
+    listing = subprocess.run(
+        ["ps", "-ww", "-A", "-o", "pid=,ppid=,stat=,command="], capture_output=True, text=True, check=True
+    ).stdout
+    table = {}
+    for line in listing.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) >= 3 and not fields[2].startswith("Z"):
+            table[int(fields[0])] = (int(fields[1]), fields[2], fields[3] if len(fields) > 3 else "")
+    return table
+
+
+def descendants(root: int) -> set[int]:
+    table = processes()
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def naming(text: str) -> set[int]:
+    """The processes whose command line contains ``text``."""
+    return {pid for pid, (_, _, command) in processes().items() if text in command}
+
+
+def wait_for(condition: object, seconds: float, what: str) -> None:
+    assert callable(condition)
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} within {seconds:g} s")
+        time.sleep(0.05)
+
+
+def drill(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """``drill ARGS`` in its own session, as a terminal would run it (its signals are for it alone)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "drills", *args],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Path, at_least: int) -> str:
+    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go."""
+    wait_for(started.exists, STARTED_WITHIN, "the user's code did not start")
+    family = descendants(proc.pid) | naming(str(started))
+    assert len(family) >= at_least, f"expected the grading's processes, found {family}"
+    os.kill(proc.pid, how)
+    output, errors = proc.communicate(timeout=GONE_WITHIN)
+    wait_for(
+        lambda: not (family | naming(str(started))) & set(processes()),
+        GONE_WITHIN,
+        f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
+    )
+    assert "Traceback" not in errors, errors
+    return output
+
+
+KILLS = [signal.SIGKILL, signal.SIGTERM, signal.SIGINT]
+
+
+# ---------------------------------------------------------------------------- drill grade
+
+
+@pytest.mark.parametrize("how", KILLS, ids=lambda s: s.name)
+def test_ending_drill_grade_ends_its_grading(how, tmp_path):
+    started = tmp_path / "started"
+    solution = tmp_path / "solution.py"
+    solution.write_text(hangs(started))
+    proc = drill("grade", str(solution), "-t", "unbroadcast", env=HANGS_FOR_GOOD)
+    # the grading child (pytest, named by --impl) and the sleeper the user's code started
+    end_and_check(proc, how, started, at_least=2)
+    assert proc.returncode == {signal.SIGKILL: -9, signal.SIGTERM: -15, signal.SIGINT: 130}[how]
+
+
+def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path):
+    solution = tmp_path / "solution.py"
+    solution.write_text(LEAVES_A_THREAD)
+    began = time.monotonic()
+    human = subprocess.run(
+        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DRILL_CHECK_TIMEOUT": "120"},
+    )
+    assert time.monotonic() - began < 30, "the grading waited for the thread"
+    assert human.returncode == 0, human.stdout + human.stderr
+    text = " ".join(human.stdout.split())
+    assert "16 tests passed" in text
+    assert "note: your code left 16 threads running (sleeper, sleeper, sleeper and 13 more)" in text
+    assert "they were stopped when the tests finished" in text
+    as_json = subprocess.run(
+        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    data = json.loads(as_json.stdout)
+    assert data["passed"] is True and len(data["notes"]) == 1 and "left 16 threads running" in data["notes"][0]
+    assert not naming(str(solution))
+
+
+def test_one_thread_left_running_is_named(tmp_path):
+    solution = tmp_path / "solution.py"
+    solution.write_text(
+        SOURCE
+        + "\nimport threading, time\n"
+        + "threading.Thread(target=time.sleep, args=(10**6,), name='Thread-1 (sleep)').start()\n"
+    )
+    result = grade(solution, [load_catalog().get("unbroadcast")])
+    assert result.passed and result.seconds < 30
+    assert result.notes == (
+        "your code left a thread running (Thread-1 (sleep)); it was stopped when the tests finished",
+    )
+
+
+def test_the_warm_worker_ends_with_its_tests_too(tmp_path):
+    solution = tmp_path / "solution.py"
+    solution.write_text(LEAVES_A_THREAD)
+    runner = WarmRunner()
+    try:
+        began = time.monotonic()
+        result = grade(solution, [load_catalog().get("unbroadcast")], runner=runner)
+        assert time.monotonic() - began < 60
+        assert result.passed and "left 16 threads running" in result.notes[0]
+    finally:
+        runner.close()
+
+
+# ---------------------------------------------------------------------------- drill watch
+
+
+def start_drill(tmp_path: Path, source: str) -> Path:
+    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``."""
+    began = subprocess.run(
+        [sys.executable, "-m", "drills", "start", "unbroadcast"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert began.returncode == 0, began.stderr
+    path = tmp_path / "solutions" / "unbroadcast.py"
+    path.write_text(source)
+    return path
+
+
+def test_killing_drill_check_ends_its_grading(tmp_path):
+    started = tmp_path / "started"
+    start_drill(tmp_path, hangs(started))
+    proc = drill("check", env=HANGS_FOR_GOOD)
+    end_and_check(proc, signal.SIGKILL, started, at_least=2)
+
+
+@pytest.mark.parametrize("how", KILLS, ids=lambda s: s.name)
+def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
+    started = tmp_path / "started"
+    start_drill(tmp_path, hangs(started))
+    proc = drill("watch", env=HANGS_FOR_GOOD)
+    # the warm worker, its forked grading, and the sleeper the user's code started
+    output = end_and_check(proc, how, started, at_least=3)
+    if how == signal.SIGINT:  # Ctrl-C: a clean goodbye, the clock still running
+        assert proc.returncode == 0 and "Stopped watching" in output
+    else:
+        assert proc.returncode == -how
+
+
+def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path):
+    start_drill(tmp_path, LEAVES_A_THREAD)
+    began = time.monotonic()
+    watched = subprocess.run(
+        [sys.executable, "-m", "drills", "watch"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert time.monotonic() - began < 60
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    text = " ".join(watched.stdout.split())
+    assert "note: your code left 16 threads running" in text and "16 tests passed" in text
+
+
+# ---------------------------------------------------------------------------- the parts
+
+
+def test_a_grading_child_knows_its_parent():
+    assert grading.grading_env()[grading.PARENT_ENV] == str(os.getpid())
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
+def test_stopped_with_us_stops_then_lets_the_signal_take_its_course():
+    calls: list[str] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: calls.append("previous handler"))
+    try:
+        with stopped_with_us(lambda: calls.append("stopped")):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler runs between bytecodes
+        assert calls == ["stopped", "previous handler"]
+        with pytest.raises(KeyboardInterrupt), stopped_with_us(lambda: calls.append("stopped again")):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        assert calls[-1] == "stopped again"
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with stopped_with_us(lambda: calls.append("not for an ignored signal")):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)
+        assert calls[-1] == "stopped again"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def fake_runner(lines: list[dict[str, object]], status: int) -> grading.Runner:
+    """A runner that writes a report as the grading child would have, then 'exits' with ``status``."""
+
+    def run(args: list[str], timeout: float) -> tuple[int, str]:
+        report = next(a.removeprefix("--report-json=") for a in args if a.startswith("--report-json="))
+        Path(report).write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return status, ""
+
+    return run
+
+
+def test_tests_after_a_crash_are_not_run_and_the_running_one_failed(tmp_path):
+    tests = [f"test_unbroadcast.py::test_unbroadcast[{i}]" for i in range(4)]
+    lines: list[dict[str, object]] = [
+        {"event": "collected", "tests": {t: ["unbroadcast"] for t in tests}},
+        {"event": "start", "nodeid": tests[0]},
+        {"event": "result", "nodeid": tests[0], "outcome": "failed", "message": "wrong"},
+        {"event": "start", "nodeid": tests[1]},
+    ]
+    result = grade(
+        tmp_path / "x.py", [load_catalog().get("unbroadcast")], runner=fake_runner(lines, -11), limits=Limits()
+    )
+    verdict = result.get("unbroadcast")
+    assert (verdict.tests, verdict.failed, verdict.not_run, verdict.passed) == (4, 2, 2, False)
+    assert [f.test for f in verdict.failed_tests] == [tests[1], tests[0]]  # the cause first
+    assert "segmentation fault" in verdict.failures[0] and verdict.failures[1] == "wrong"
+    assert verdict.failures[2] == "2 tests not run: the check stopped before them"
+    assert result.to_json()["targets"]["unbroadcast"]["failures"][0]["test"] == tests[1]
+
+
+def test_not_run_alone_fails_a_target(tmp_path):
+    tests = ["test_unbroadcast.py::test_a", "test_unbroadcast.py::test_b"]
+    lines: list[dict[str, object]] = [
+        {"event": "collected", "tests": {t: ["unbroadcast"] for t in tests}},
+        {"event": "result", "nodeid": tests[0], "outcome": "passed", "message": ""},
+        {"event": "result", "nodeid": tests[1], "outcome": "not_run", "message": "an earlier test ran too long"},
+        {"event": "finished", "notes": ["a note"]},
+    ]
+    result = grade(tmp_path / "x.py", [load_catalog().get("unbroadcast")], runner=fake_runner(lines, 1))
+    verdict = result.get("unbroadcast")
+    assert (verdict.failed, verdict.not_run, verdict.passed) == (0, 1, False)
+    assert verdict.failures == ("1 test not run: an earlier test ran too long",)
+    assert result.notes == ("a note",) and result.to_json()["notes"] == ["a note"]
