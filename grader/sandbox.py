@@ -2,16 +2,22 @@
 
 The grading process is already a child of the CLI; these limits keep one bad solution from
 hanging it, exhausting the machine, or grading torch's gradients instead of the user's.
+
+Each limit degrades, never breaks, where the platform lacks what it uses: the time limit is a
+``SIGALRM`` timer where there is one (Linux, macOS) and otherwise a watchdog thread that raises
+into the test (Windows); the memory cap is applied where the platform enforces it (Linux) and
+otherwise skipped, with a note the verdict carries.
 """
 
 from __future__ import annotations
 
 import ast
+import ctypes
 import importlib.abc
 import importlib.util
-import resource
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,17 +30,30 @@ FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "aut
 """Packages a solution may not use: the drill is to write the gradients, with NumPy only."""
 
 
+def _stop(seconds: float) -> type[TestTimeout]:
+    """The exception that stops a test after ``seconds``: a class, since a watchdog raises a class."""
+    return type("TestTimeout", (TestTimeout,), {"limit": seconds, "__test__": False})
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise TestTimeout in whatever runs after ``seconds`` (wall clock); 0 means no limit."""
-    if seconds <= 0 or not hasattr(signal, "setitimer"):
+    if seconds <= 0:
         yield
-        return
+    elif hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        with _alarm(seconds):
+            yield
+    else:
+        with _watchdog(seconds):
+            yield
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """A ``SIGALRM`` timer: interrupts even a blocking call such as ``time.sleep``."""
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
-        stop = TestTimeout()
-        stop.limit = seconds
-        raise stop
+        raise _stop(seconds)()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -45,15 +64,57 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def cap_memory(megabytes: int) -> None:
-    """Cap this process's address space: a huge allocation raises MemoryError instead of swapping."""
+@contextmanager
+def _watchdog(seconds: float) -> Iterator[None]:
+    """A thread that raises TestTimeout in this thread after ``seconds``, where there is no ``SIGALRM``.
+
+    CPython delivers it between two bytecodes, so a Python loop is stopped; a single blocking call
+    (``time.sleep(1e9)``) is not, and the parent stops the whole grading instead (drills/grading.py).
+    """
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(_stop(seconds)))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    try:
+        timer.start()
+        yield
+    finally:
+        with lock:
+            state["done"] = True
+            if state["fired"]:  # raised but perhaps not delivered yet: take it back
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
+        timer.cancel()
+
+
+def cap_memory(megabytes: int) -> str | None:
+    """Cap this process's address space, so that a huge allocation raises MemoryError instead of
+    swapping; where the platform cannot, a note that says the cap is off (None when applied)."""
     if megabytes <= 0:
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = megabytes * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        return None
+    skipped = f"the {megabytes} MB memory cap is not applied on this platform ({sys.platform})"
+    if sys.platform == "darwin":  # macOS refuses address-space limits (EINVAL) or ignores them
+        return skipped + ": macOS does not enforce address-space limits"
+    try:
+        import resource
+    except ImportError:  # Windows
+        return skipped
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = megabytes * 1024 * 1024
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError, AttributeError) as exc:
+        return f"{skipped}: {exc}"
+    return None
 
 
 def forbidden_imports(source: bytes, filename: str) -> str | None:
