@@ -5,8 +5,14 @@ target, outcome and message as JSON (grader/conftest.py, ``--report-json``). The
 form, ``drill grade --json``, is described in docs/contract.md.
 
 A grading never outlives the command that started it: the command kills the grading's process
-group when it is interrupted or terminated, and the grading child ends itself when it finds
+tree when it is interrupted or terminated, and the grading child ends itself when it finds
 its parent gone (after a SIGKILL), see grader/conftest.py.
+
+It runs the same on Linux, macOS and Windows: a process group (POSIX) or a new console process
+group (Windows) keeps a Ctrl-C for the command; the tree is killed with ``killpg`` where there is
+one, else by walking it (psutil); and when a test runs well past its time limit, which the
+grading child could not stop (a blocking call, or a platform without ``SIGALRM``), the parent
+stops the grading and names that test.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from drills.catalog import Target
 
@@ -180,10 +186,14 @@ def grading_env() -> dict[str, str]:
     return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
 
 
+Stalled = Callable[[], str | None]
+"""Polled while a grading runs: the test that has run far past its time limit, if any."""
+
+
 class Runner(Protocol):
-    def __call__(self, args: list[str], timeout: float) -> tuple[int, str]:
-        """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT) and
-        the tail of its output."""
+    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
+        """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT;
+        STALLED when ``stalled`` named a test) and the tail of its output."""
         ...
 
 
@@ -224,47 +234,121 @@ def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def run_in_subprocess(args: list[str], timeout: float) -> tuple[int, str]:
+STALLED = -1001
+"""The status a runner returns for a grading it stopped because a test ran far past its limit."""
+
+POLL_SECONDS = 0.05
+"""How often a waiting runner looks at its grading."""
+
+
+def own_group() -> dict[str, Any]:
+    """Popen arguments that put a child in a process group of its own: a Ctrl-C in the terminal is
+    then for the command alone (which ends the grading), and the group can be killed whole."""
+    if os.name == "nt":  # pragma: no cover - Windows
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
     """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
-    proc: subprocess.Popen[bytes] | None = None
-
-    def stop() -> None:
-        if proc is not None:
-            kill_group(proc.pid)
-
-    with stopped_with_us(stop):
+    with tempfile.TemporaryFile() as output:
         proc = subprocess.Popen(
             [sys.executable, "-m", "pytest", *args],
             cwd=GRADER.parent,
             env=grading_env(),
-            stdout=subprocess.PIPE,
+            # A file, not a pipe: a process the user's code started may hold it open after the grading ends.
+            stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: a timeout kills whatever the user's code started
+            **own_group(),
         )
+        return wait_for(proc, output, timeout, stalled)
+
+
+def wait_for(
+    proc: subprocess.Popen[Any], output: IO[bytes], timeout: float, stalled: Stalled | None
+) -> tuple[int, str]:
+    """Wait for a grading that writes to ``output``; stop it past ``timeout`` or when ``stalled``
+    names a test; kill its whole tree in any case (what the user's code started goes too), and on
+    an interrupt of this process, first."""
+    deadline = time.monotonic() + timeout
+    with stopped_with_us(lambda: kill_tree(proc.pid)):
         try:
-            output, _ = proc.communicate(timeout=timeout)
-            status = proc.returncode
-        except subprocess.TimeoutExpired:
-            kill_group(proc.pid)
-            output, _ = proc.communicate()
-            status = TIMED_OUT
-        except BaseException:  # KeyboardInterrupt, SystemExit: the grading goes with the command
-            kill_group(proc.pid)
+            while (status := proc.poll()) is None:
+                if time.monotonic() > deadline:
+                    status = TIMED_OUT
+                    break
+                if stalled is not None and stalled() is not None:
+                    status = STALLED
+                    break
+                time.sleep(POLL_SECONDS)
+        finally:  # KeyboardInterrupt, SystemExit included: the grading goes with the command
+            kill_tree(proc.pid)
             proc.wait()
-            raise
-    return status, output[-4000:].decode("utf-8", "replace")
+    output.seek(0)
+    return status, output.read()[-4000:].decode("utf-8", "replace")
 
 
-def kill_group(pid: int) -> None:
-    """Kill the process group led by ``pid``; where there are no process groups, the process."""
+def kill_tree(pid: int) -> None:
+    """Kill the process group led by ``pid`` (the grading and whatever the user's code started);
+    where there are no process groups, the process and its descendants."""
     try:
         if hasattr(os, "killpg"):
             os.killpg(pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows
-            os.kill(pid, signal.SIGTERM)
+            return
     except (ProcessLookupError, PermissionError):
-        pass
+        return
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return
+    for process in tree:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(tree, timeout=5)
+
+
+class ReportWatch:
+    """Reads a grading's report as it grows, for the test that has run far past its time limit.
+
+    The grading child stops such a test itself (SIGALRM, or its watchdog thread); this catches
+    what it cannot stop: one blocking call, where only killing the process helps.
+    """
+
+    def __init__(self, path: Path, test_seconds: float, grace: float = 2.0) -> None:
+        self.path = path
+        self.limit = 2 * test_seconds + grace if test_seconds > 0 else None
+        self.offset = 0
+        self.running: str | None = None
+        self.since = time.monotonic()
+
+    def __call__(self) -> str | None:
+        if self.limit is None:
+            return None
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return None
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        for line in complete.splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if event.get("event") in ("start", "result"):
+                self.running = event["nodeid"] if event["event"] == "start" else None
+                self.since = time.monotonic()
+        if self.running is not None and time.monotonic() - self.since > self.limit:
+            return self.running
+        return None
 
 
 @dataclass
@@ -295,6 +379,8 @@ def read_report(path: Path) -> Report:
         elif kind == "result":  # a failed setup or call outweighs a passed one
             if event["nodeid"] not in report.results or event["outcome"] == "failed":
                 report.results[event["nodeid"]] = event
+        elif kind == "note":
+            report.notes.append(str(event["text"]))
         elif kind == "finished":
             report.finished = True
             report.notes.extend(str(note) for note in event.get("notes", ()))
@@ -305,6 +391,11 @@ def why_it_stopped(status: int, limits: Limits) -> str:
     """The cause of a grading that ended before its tests did, for the user."""
     if status == TIMED_OUT:
         return f"the check took longer than {limits.check_seconds:g} s and was stopped"
+    if status == STALLED:
+        return (
+            f"took longer than {limits.test_seconds:g} s and could not be stopped inside the test"
+            " (a blocking call such as time.sleep, or a loop in native code?), so the whole check was stopped"
+        )
     if status < 0:
         number = -status
         name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
@@ -336,7 +427,8 @@ def grade(
     limits = limits or Limits.from_env()
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
         path = Path(tmp) / "report.jsonl"
-        status, output = runner(pytest_args(file.resolve(), targets, path, oracle, limits), limits.check_seconds)
+        args = pytest_args(file.resolve(), targets, path, oracle, limits)
+        status, output = runner(args, limits.check_seconds, ReportWatch(path, limits.test_seconds))
         report = read_report(path)
     if report.collected is None:
         tail = output.strip().splitlines()[-5:]

@@ -17,11 +17,10 @@ from rich.text import Text
 
 from drills.catalog import format_time
 from drills.clock import Clock
-from drills.grading import Runner, run_in_subprocess
 from drills.history import Attempt, History
 from drills.paths import display
 from drills.session import Checked, DrillError, check, require_active, target_time, targets_of
-from drills.worker import warm_runner_or_none
+from drills.worker import warm_runner
 
 
 def summary(message: str) -> str:
@@ -90,8 +89,7 @@ def run_watch(
 
     attempt = require_active(store)
     file = attempt.file
-    warm = warm_runner_or_none()
-    runner: Runner = warm if warm is not None else run_in_subprocess
+    runner = warm_runner()
     view = WatchView(attempt)
     interactive = console.is_terminal
 
@@ -159,8 +157,7 @@ def run_watch(
         )
         return 0
     finally:
-        if warm is not None:
-            warm.close()
+        runner.close()
         if live:
             live.update(view.render(clock()), refresh=True)
             live.stop()

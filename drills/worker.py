@@ -1,9 +1,13 @@
-"""Warm grading: a long-lived child keeps NumPy, pytest and the grader imported, and forks a fresh,
-isolated grandchild for each grading. A save then costs the tests' own time, not start-up.
+"""Warm grading: a save costs the tests' own time, not an interpreter's start-up.
 
-Protocol: one JSON line per request on stdin (``{"args": [...]}``), one JSON line per reply on
-stdout (``{"status": N, "output": "..."}``). Where the platform has no fork, use
-``run_in_subprocess``.
+On Linux, a long-lived child keeps NumPy, pytest and the grader imported, and forks a fresh,
+isolated grandchild for each grading (``WarmRunner``). Protocol: one JSON line per request on stdin
+(``{"args": [...], "timeout": s}``), one JSON line per reply on stdout (``{"status": N, "output": "..."}``).
+
+Elsewhere forking is unsafe (macOS: NumPy linked against Accelerate, and macOS's own default is to
+spawn) or impossible (Windows). There an interpreter is started ahead of time, imports the same,
+and waits for one grading, which it runs itself before it exits; the next one is already warming
+up meanwhile (``SpawnRunner``, ``python -m drills.worker --once``).
 
 Neither the worker nor a grading outlives ``drill watch``: the worker runs in its own session (a
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
@@ -20,12 +24,25 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from drills.grading import GRADER, PARENT_ENV, STOP_SIGNALS, TIMED_OUT, grading_env, kill_group, stopped_with_us
+from drills.grading import (
+    GRADER,
+    PARENT_ENV,
+    STOP_SIGNALS,
+    TIMED_OUT,
+    Stalled,
+    grading_env,
+    kill_tree,
+    own_group,
+    stopped_with_us,
+    wait_for,
+)
 
 POLL_SECONDS = 0.2
 """How often a worker busy with a grading checks that ``drill watch`` is still there."""
@@ -47,7 +64,7 @@ def _orphaned(parent: int) -> bool:
 def _end(status: int) -> None:
     """End the worker, and the grading under way first."""
     if _grading is not None:
-        kill_group(_grading)
+        kill_tree(_grading)
     os._exit(status)
 
 
@@ -101,22 +118,31 @@ def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -
     deadline = time.monotonic() + timeout
     tail = b""
     timed_out = False
+    status: int | None = None
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
-                kill_group(pid)
                 break
             ready, _, _ = select.select([pipe], [], [], min(left, POLL_SECONDS))
             if ready:
                 chunk = pipe.read(65536)
                 if not chunk:
-                    break
+                    break  # the grading, and all it started, closed its output
                 tail = (tail + chunk)[-4000:]
-            elif parent is not None and _orphaned(parent):
+                continue
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:  # ended, but something the user's code started still holds its output
+                status = code
+                break
+            if parent is not None and _orphaned(parent):
                 _end(1)  # drill watch is gone: so are this grading and this worker
-    _, status = os.waitpid(pid, 0)
+        kill_tree(pid)  # whatever the user's code started goes with the grading
+        while select.select([pipe], [], [], 0)[0] and (chunk := pipe.read(65536)):
+            tail = (tail + chunk)[-4000:]
+    if status is None:
+        _, status = os.waitpid(pid, 0)
     _grading = None
     output = tail.decode("utf-8", "replace")
     if timed_out:
@@ -145,8 +171,76 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
         _end(1)
 
 
+def serve_once(stdin: IO[str]) -> int:
+    """Import what a grading needs, then run the one grading asked for on ``stdin`` in this very
+    process, its output appended to the file the request names; the exit status is pytest's."""
+    _preload()
+    line = stdin.readline()
+    if not line:  # drill watch ended without needing this one
+        return 0
+    request = json.loads(line)
+    output = os.open(request["output"], os.O_WRONLY | os.O_APPEND)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    import pytest
+
+    return int(pytest.main(request["args"]))
+
+
+class SpawnRunner:
+    """A Runner for platforms that must not fork after importing NumPy: each grading runs in an
+    interpreter started ahead of time (``serve_once``), and the next one starts warming up as soon
+    as a grading ends, while the user types."""
+
+    def __init__(self) -> None:
+        self.next: subprocess.Popen[str] | None = None
+        self.lock = threading.Lock()
+
+    def _spawn(self) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "drills.worker", "--once"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=GRADER.parent,
+            env=grading_env(),
+            text=True,
+            **own_group(),
+        )
+
+    def warm_up(self) -> None:
+        """Start the interpreter of the next grading now (drill watch does, before the first save)."""
+        if self.next is None or self.next.poll() is not None:
+            self.next = self._spawn()
+
+    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
+        with self.lock, tempfile.TemporaryDirectory(prefix="drill-grading-") as tmp:
+            self.warm_up()
+            proc, self.next = self.next, None
+            assert proc is not None and proc.stdin is not None
+            path = Path(tmp) / "output.txt"
+            with path.open("w+b") as output:
+                try:
+                    proc.stdin.write(json.dumps({"args": args, "output": str(path)}) + "\n")
+                    proc.stdin.close()
+                except (BrokenPipeError, OSError):  # it died while waiting: wait_for reports its status
+                    pass
+                result = wait_for(proc, output, timeout, stalled)
+            self.warm_up()
+            return result
+
+    def close(self) -> None:
+        """End the interpreter that was warming up for the next grading."""
+        if self.next is not None:
+            kill_tree(self.next.pid)
+            self.next.wait()
+            self.next = None
+
+
 class WarmRunner:
-    """A Runner backed by one warm worker process; falls back to a fresh one if the worker dies."""
+    """A Runner backed by one warm worker process that forks a grading per request (Linux); falls
+    back to a fresh worker if it dies. ``stalled`` is not needed here: on Linux the grading's own
+    SIGALRM timer stops even a blocking call."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[str] | None = None
@@ -175,7 +269,7 @@ class WarmRunner:
             except ProcessLookupError:
                 pass
 
-    def __call__(self, args: list[str], timeout: float) -> tuple[int, str]:
+    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         with self.lock, stopped_with_us(self.stop_worker):
             for _ in range(2):
                 if self.proc is None or self.proc.poll() is not None:
@@ -213,10 +307,12 @@ class WarmRunner:
         self.proc = None
 
 
-def warm_runner_or_none() -> WarmRunner | None:
-    """A warm runner where the platform can fork, else None (use run_in_subprocess)."""
-    return WarmRunner() if hasattr(os, "fork") else None
+def warm_runner() -> WarmRunner | SpawnRunner:
+    """Fork-based warm grading on Linux; elsewhere (or without fork) interpreters started ahead of time."""
+    return WarmRunner() if sys.platform.startswith("linux") and hasattr(os, "fork") else SpawnRunner()
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--once"]:
+        sys.exit(serve_once(sys.stdin))
     serve(sys.stdin, sys.stdout)

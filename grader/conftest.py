@@ -55,9 +55,12 @@ def pytest_configure(config: pytest.Config) -> None:
     for target in CATALOG.every:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
-    cap_memory(config.getoption("memory_limit_mb"))
+    skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
     if config.getoption("report_json"):
-        config.pluginmanager.register(Reporter(Path(config.getoption("report_json")).resolve()), "drill-reporter")
+        reporter = Reporter(Path(config.getoption("report_json")).resolve())
+        config.pluginmanager.register(reporter, "drill-reporter")
+        if skipped:
+            reporter.note(skipped)
 
 
 def _targets_of(item: pytest.Item) -> list[str]:
@@ -230,6 +233,10 @@ class Reporter:
         self.file.write(json.dumps(event) + "\n")
         self.file.flush()
 
+    def note(self, text: str) -> None:
+        """Something the verdict should carry that is not a test's (a limit the platform lacks)."""
+        self._write({"event": "note", "text": text})
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.targets = {item.nodeid: _targets_of(item) for item in session.items}
         self._write({"event": "collected", "tests": self.targets})
@@ -290,4 +297,11 @@ def _watch_parent(parent: int, interval: float = 0.2) -> None:
         time.sleep(interval)
     if hasattr(os, "killpg") and hasattr(signal, "SIGKILL") and os.getpgrp() == os.getpid():
         os.killpg(os.getpid(), signal.SIGKILL)
+    try:  # no process groups (Windows): what the user's code started, one by one
+        import psutil
+
+        for child in psutil.Process().children(recursive=True):
+            child.kill()
+    except Exception:  # noqa: BLE001 - ending anyway
+        pass
     os._exit(70)

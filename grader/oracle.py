@@ -57,7 +57,7 @@ class Oracle(ABC):
     name: str
     atol: float = 1e-9
     rtol: float = 1e-7
-    """How close an answer must come to this oracle's (SPEC §2: torch in float64)."""
+    """How close an answer must come to this oracle's (docs/contract.md: torch in float64)."""
 
     @abstractmethod
     def vjp(self, key: str, fn: TorchFn, inputs: Sequence[np.ndarray], cotangent: Cotangent = None) -> Answer:

@@ -11,7 +11,10 @@ import os
 from pathlib import Path
 
 PIECES = {
-    "resource": "sys.modules['resource'] = None  # import resource -> ImportError, as on Windows",
+    "resource": (
+        "import psutil  # first: its Linux backend uses resource, which its Windows backend does not\n"
+        "sys.modules['resource'] = None  # import resource -> ImportError, as on Windows"
+    ),
     "setrlimit": (
         "import resource\n"
         "def _refuse(*args):\n"

@@ -10,7 +10,7 @@ from drills.grading import read_report
 from drills.stubs import find_functions
 from tests.conftest import CATALOG, REFERENCE, run_grader
 
-# SPEC §1, verbatim: the contract users rely on.
+# The targets table of docs/contract.md, verbatim: the contract users rely on.
 SPEC_TABLE = {
     "unbroadcast": (["unbroadcast"], "5:00"),
     "backward": (["Tensor.__init__", "Tensor.backward", "_topological_order"], "10:00"),

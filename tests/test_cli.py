@@ -19,9 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 from rich.console import Console
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from drills import cli
 from drills.cli import app

@@ -273,7 +273,7 @@ def test_stopped_with_us_stops_then_lets_the_signal_take_its_course():
 def fake_runner(lines: list[dict[str, object]], status: int) -> grading.Runner:
     """A runner that writes a report as the grading child would have, then 'exits' with ``status``."""
 
-    def run(args: list[str], timeout: float) -> tuple[int, str]:
+    def run(args: list[str], timeout: float, stalled: grading.Stalled | None = None) -> tuple[int, str]:
         report = next(a.removeprefix("--report-json=") for a in args if a.startswith("--report-json="))
         Path(report).write_text("".join(json.dumps(line) + "\n" for line in lines))
         return status, ""

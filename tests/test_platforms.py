@@ -1,0 +1,141 @@
+"""macOS and Windows, simulated on Linux: with the pieces they lack removed or made to fail
+(tests/platforms.py), ``drill grade``, ``drill check`` and ``drill watch`` still give right
+verdicts, a hang still gets a verdict naming its test in bounded time, and no process of a
+grading outlives its command."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import REFERENCE, ROOT
+from tests.platforms import MACOS, PIECES, WINDOWS, simulate
+from tests.test_lifecycle import HANGS_FOR_GOOD, drill, end_and_check, hangs, start_drill
+from tests.test_robustness import SOURCE, in_unbroadcast
+
+WRONG = SOURCE.replace("        grad = grad.sum(axis=0)\n", "        grad = grad.sum(axis=-1)\n")
+LOOPS = in_unbroadcast("while True:\n    pass")
+SLEEPS = in_unbroadcast("import time\ntime.sleep(10**6)")
+QUICK = {"DRILL_TEST_TIMEOUT": "0.5"}
+BOUNDED = 60.0
+"""Seconds a hanging solution may take to get its verdict (a 0.5 s test limit, two targets)."""
+PLATFORMS = {"windows": WINDOWS, "macos": MACOS, **{f"no-{piece}": (piece,) for piece in PIECES}}
+
+
+def grade_json(tmp_path, missing, source, *extra):
+    """``drill grade FILE -t unbroadcast -t arith --json`` on a platform that lacks ``missing``."""
+    solution = tmp_path / "solution.py"
+    solution.write_text(source, encoding="utf-8")
+    env = {**simulate(tmp_path / "site", *missing), **QUICK}
+    began = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast", "-t", "arith", "--json", *extra],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    import json
+
+    return proc.returncode, json.loads(proc.stdout), time.monotonic() - began
+
+
+def test_the_simulation_really_removes_the_pieces(tmp_path):
+    env = simulate(tmp_path, *WINDOWS, "setrlimit")
+    probe = (
+        "import os, signal, sys\n"
+        "try:\n    import resource\nexcept ImportError:\n    resource = None\n"
+        "print(hasattr(os, 'fork'), hasattr(os, 'killpg'), hasattr(signal, 'setitimer'), resource)"
+    )
+    said = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert said.stdout.split() == ["False", "False", "False", "None"]
+    env = simulate(tmp_path / "mac", *MACOS)
+    probe = "import resource\ntry:\n    resource.setrlimit(resource.RLIMIT_AS, (1, 1))\nexcept ValueError as e:\n    print(e)"
+    said = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert "current limit exceeds maximum limit" in said.stdout
+
+
+@pytest.mark.parametrize("missing", PLATFORMS.values(), ids=PLATFORMS.keys())
+def test_a_correct_file_passes(tmp_path, missing):
+    code, result, _ = grade_json(tmp_path, missing, SOURCE)
+    assert code == 0 and result["passed"], result
+    memory_notes = [n for n in result["notes"] if "memory cap is not applied" in n]
+    assert bool(memory_notes) == bool({"resource", "setrlimit"} & set(missing)), result["notes"]
+
+
+@pytest.mark.parametrize("missing", [WINDOWS, MACOS], ids=["windows", "macos"])
+def test_a_wrong_file_fails_with_its_message(tmp_path, missing):
+    code, result, _ = grade_json(tmp_path, missing, WRONG)
+    target = result["targets"]["unbroadcast"]
+    assert code == 1 and not target["passed"] and target["not_run"] == 0
+    first = target["failures"][0]
+    assert first["test"] == "test_unbroadcast.py::test_unbroadcast[prepended-one-axis]"
+    assert "hint: broadcasting (3,) to (2, 3) prepended 1 leading axis" in first["message"]
+
+
+@pytest.mark.parametrize("missing", PLATFORMS.values(), ids=PLATFORMS.keys())
+def test_an_infinite_loop_gets_a_verdict_naming_its_test(tmp_path, missing):
+    code, result, seconds = grade_json(tmp_path, missing, LOOPS)
+    assert code == 1 and seconds < BOUNDED
+    target = result["targets"]["unbroadcast"]
+    assert target["failed"] == 1 and target["not_run"] == target["tests"] - 1
+    (failure,) = target["failures"]
+    assert failure["test"] == "test_unbroadcast.py::test_unbroadcast[same-shape]"
+    assert "took longer than 0.5 s and was stopped in unbroadcast" in failure["message"]
+
+
+@pytest.mark.parametrize("missing", [WINDOWS, ()], ids=["windows", "linux"])
+def test_a_blocking_call_gets_a_verdict_naming_its_test(tmp_path, missing):
+    """Without SIGALRM a watchdog thread cannot interrupt time.sleep: the parent stops the grading."""
+    code, result, seconds = grade_json(tmp_path, missing, SLEEPS)
+    assert code == 1 and seconds < BOUNDED
+    target = result["targets"]["unbroadcast"]
+    (failure,) = target["failures"]
+    assert failure["test"] == "test_unbroadcast.py::test_unbroadcast[same-shape]"
+    assert "took longer than 0.5 s" in failure["message"]
+    assert target["not_run"] == target["tests"] - 1
+
+
+@pytest.mark.parametrize("missing", [WINDOWS, MACOS], ids=["windows", "macos"])
+def test_drill_check_and_watch_give_right_verdicts(tmp_path, missing, monkeypatch):
+    for name, value in simulate(tmp_path / "site", *missing).items():
+        monkeypatch.setenv(name, value)
+    path = start_drill(tmp_path, WRONG)
+    checked = subprocess.run([sys.executable, "-m", "drills", "check"], cwd=ROOT, capture_output=True, text=True)
+    assert checked.returncode == 1 and "unbroadcast [prepended-one-axis]" in checked.stdout, checked.stdout
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "drills", "watch"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(3)  # its first verdict (the wrong file), then a save of the right one
+    path.write_text(REFERENCE.read_text(encoding="utf-8"), encoding="utf-8")
+    output, errors = watcher.communicate(timeout=120)
+    assert watcher.returncode == 0, output + errors
+    text = " ".join(output.split())
+    assert "prepended-one-axis" in text and "16 tests passed" in text and "unbroadcast passed at" in text
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
+def test_without_process_groups_the_whole_tree_still_goes(tmp_path, how):
+    started = tmp_path / "started"
+    solution = tmp_path / "solution.py"
+    solution.write_text(hangs(started))
+    env = {**simulate(tmp_path / "site", "killpg"), **HANGS_FOR_GOOD}
+    proc = drill("grade", str(solution), "-t", "unbroadcast", env=env)
+    end_and_check(proc, how, started, at_least=2)
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
+def test_drill_watch_without_fork_leaves_nothing_behind(tmp_path, how, monkeypatch):
+    for name, value in simulate(tmp_path / "site", *WINDOWS).items():
+        monkeypatch.setenv(name, value)
+    started = tmp_path / "started"
+    start_drill(tmp_path, hangs(started))
+    proc = drill("watch", env=HANGS_FOR_GOOD)
+    # the grading interpreter, the one warming up for the next save, and the sleeper
+    end_and_check(proc, how, started, at_least=2)
