@@ -8,6 +8,10 @@
 (c) `drill list`, against `python -c "import typer, rich"`
 (d) the full grader run on the reference: wall time
 (e) the free-memory drill's peak-memory ratio, when that drill exists
+(f) one grading per save by each runner: the fork worker (Linux), interpreters started ahead of time
+    (macOS, Windows), and a fresh interpreter per grading (drill check, drill grade)
+
+    python benchmarks/bench.py --only f   # just (f)
 """
 
 from __future__ import annotations
@@ -133,18 +137,55 @@ def bench_full(runs: int) -> float:
     return median([timed(command, env) for _ in range(runs)])
 
 
-def row(name: str, figure: str, goal: str, ok: bool, detail: str) -> None:
-    print(f"{name:<44} {figure:>10}   goal {goal:<10} {'met' if ok else 'MISSED':<7} {detail}")
+def bench_runners(saves: int, pause: float = 1.5) -> dict[str, list[float]]:
+    """Seconds per grading of the reference's unbroadcast, each runner in turn (interleaved). A save
+    comes ``pause`` seconds after the last verdict, as a user's would: time the interpreters started
+    ahead of time have to warm up (the fork worker needs none)."""
+    sys.path.insert(0, str(ROOT))
+    from drills.catalog import load_catalog
+    from drills.grading import grade, run_in_subprocess
+    from drills.worker import SpawnRunner, WarmRunner
+
+    targets = [load_catalog().get("unbroadcast")]
+    fork, spawn = WarmRunner(), SpawnRunner()
+
+    def measure(runner: Callable[..., tuple[int, str]]) -> Callable[[], float]:
+        def once() -> float:
+            time.sleep(pause)
+            start = time.perf_counter()
+            result = grade(REFERENCE, targets, runner=runner)
+            assert result.passed
+            return time.perf_counter() - start
+
+        return once
+
+    try:
+        grade(REFERENCE, targets, runner=fork)  # both warm before the first measure
+        grade(REFERENCE, targets, runner=spawn)
+        return interleaved(saves, fork=measure(fork), spawn=measure(spawn), fresh=measure(run_in_subprocess))
+    finally:
+        fork.close()
+        spawn.close()
+
+
+def row(name: str, figure: str, goal: str, ok: bool | None, detail: str) -> None:
+    """One figure; ``ok`` None: a figure to know, with no goal."""
+    verdict = "" if ok is None else "met" if ok else "MISSED"
+    print(f"{name:<44} {figure:>10}   goal {goal:<10} {verdict:<7} {detail}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--target", default="unbroadcast", help="the target for (a) and (b)")
+    parser.add_argument("--only", choices=["f"], help="only this figure")
     args = parser.parse_args()
     runs = 3 if args.quick else 7
     saves = 8 if args.quick else 20
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {runs} interleaved runs\n")
+    if args.only == "f":
+        runners(saves)
+        return
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         check, pytest_live = bench_check(runs, tmp, args.target)
@@ -164,9 +205,20 @@ def main() -> None:
         full = bench_full(max(2, runs // 2))
         row("(d) full grader run on the reference", f"{full:.2f} s", "<= 10 s", full <= 10.0,
             f"python -m pytest grader, recorded oracle, {os.cpu_count()} cores")
+    runners(saves)
     memory = ROOT / "benchmarks" / "memory.py"
     if memory.exists():
         subprocess.run([PY, str(memory)], cwd=ROOT, check=False)
+
+
+def runners(saves: int) -> None:
+    times = bench_runners(saves)
+    fork, spawn, fresh = (median(times[k]) for k in ("fork", "spawn", "fresh"))
+    row(f"(f) grading per save, fork worker ({saves} saves)", f"{fork * 1000:.0f} ms", "-", None, "Linux")
+    row("(f) pre-spawned interpreter / fork worker", f"{spawn / fork:.2f}", "-", None,
+        f"{spawn * 1000:.0f} ms: macOS, Windows (drill watch)")
+    row("(f) fresh interpreter / fork worker", f"{fresh / fork:.2f}", "-", None,
+        f"{fresh * 1000:.0f} ms: drill check and drill grade, every platform")
 
 
 if __name__ == "__main__":

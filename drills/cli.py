@@ -184,7 +184,8 @@ def start(
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             raise fail("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
-        subprocess.call([*shlex.split(editor), str(started.path)])
+        # NOTE: Windows paths in $EDITOR keep their backslashes: POSIX quoting rules only on POSIX.
+        subprocess.call([*shlex.split(editor, posix=os.name != "nt"), str(started.path)])
 
 
 @app.command()

@@ -399,9 +399,9 @@ def why_it_stopped(status: int, limits: Limits) -> str:
     if status < 0:
         number = -status
         name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
-        if number == signal.SIGSEGV:
+        if number == getattr(signal, "SIGSEGV", None):
             return "the interpreter crashed (segmentation fault): a bug in native code, or a stack overflow"
-        if number == signal.SIGKILL:
+        if number == getattr(signal, "SIGKILL", None):
             return "the process was killed (SIGKILL): out of memory?"
         return f"the process died from {name}"
     return (
