@@ -93,10 +93,21 @@ def run_watch(
     view = WatchView(attempt)
     interactive = console.is_terminal
 
+    graded: list[tuple[int, int] | None] = [None]
+    """The file's (mtime, size) at the last grading: a save the watcher missed still gets graded."""
+
+    def stamp() -> tuple[int, int] | None:
+        try:
+            info = file.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
     def grade_now() -> Checked | None:
         if not file.exists():
             view.latest = f"{display(file)} is missing: save it again"
             return None
+        graded[0] = stamp()
         started = time.perf_counter()
         try:
             checked = check(store, clock, oracle=oracle, attempt=store.get(view.attempt.id), runner=runner)
@@ -138,7 +149,8 @@ def run_watch(
                 if not view.attempt.in_progress:
                     checked = None
                     break
-                if changes and not view.attempt.paused:
+                missed = not changes and stamp() not in (None, graded[0])  # saved before the watcher started
+                if (changes or missed) and not view.attempt.paused:
                     checked = grade_now()
                     if checked is not None and checked.finished:
                         break

@@ -97,8 +97,10 @@ def compare(
     )
 
 
-def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None) -> str | None:
-    """A hint for the classic mistakes that show in the numbers themselves."""
+def diagnose(
+    name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None, symbol: str = ""
+) -> str | None:
+    """A hint for the classic mistakes that show in the numbers themselves; None rather than a guess."""
     if ours is None:
         return (
             "every tensor the grader needs a gradient of is built with requires_grad=True (op outputs from such"
@@ -124,7 +126,7 @@ def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, .
             return "the shape is reversed: is a transpose (or swapaxes) missing or applied twice?"
         return None
     if not np.isfinite(ours).all() and np.isfinite(expected).all():
-        return "inf or nan where torch is finite: an overflow? subtract the max before exp"
+        return _instability(ours, symbol)
     scale = np.abs(expected).max(initial=0.0)
     if scale == 0.0:
         return None
@@ -133,6 +135,9 @@ def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, .
             f"no gradient reached {name}: is the closure attached (out._backward = _backward),"
             " and does it add into the parent's .grad?"
         )
+    nonzero = np.abs(expected) > 1e-12
+    if nonzero.sum() < 2 or not name.endswith(".grad"):
+        return None  # one number fits any factor: a guess, and a wrong hint is worse than none
     for factor, text in (
         (2.0, "twice torch's: a contribution is added twice, or a node's _backward runs twice"),
         (0.5, "half of torch's: a tensor used twice must collect both contributions (+=, not =)"),
@@ -140,12 +145,32 @@ def diagnose(name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, .
     ):
         if np.allclose(ours, factor * expected, rtol=1e-6, atol=1e-9):
             return text
-    nonzero = np.abs(expected) > 1e-12
-    if nonzero.any():
-        ratio = ours[nonzero] / expected[nonzero]
-        if np.allclose(ratio, ratio.flat[0], rtol=1e-6) and abs(ratio.flat[0] - 1) > 1e-6:
-            return f"off by a constant factor of {ratio.flat[0]:.6g}: a count (n, N, K) in the wrong place?"
+    ratio = ours[nonzero] / expected[nonzero]
+    factor = float(ratio.flat[0])
+    explained = np.allclose(ours, factor * expected, rtol=1e-6, atol=1e-9)  # the zeros too
+    if explained and abs(factor) > 1e-6 and abs(factor - 1) > 1e-6:
+        return f"off by a constant factor of {factor:.6g}: a count (n, N, K) in the wrong place?"
     return None
+
+
+def _instability(ours: np.ndarray, symbol: str) -> str:
+    """Which overflow or underflow made inf or nan, by the op and by the values."""
+    if symbol.endswith("sigmoid"):
+        return (
+            "inf or nan where torch is finite: exp overflowed for inputs of large magnitude; compute sigmoid as "
+            "exp(-logaddexp(0, -x)), or pick 1 / (1 + exp(-x)) or exp(x) / (1 + exp(x)) by the sign of x"
+        )
+    if symbol == "cross_entropy":  # its own ops are the reference's in its drill: the log is the suspect
+        return (
+            "inf or nan where torch is finite: log(softmax(x)) is log(0) = -inf where softmax underflowed to 0"
+            " at large logits (and -inf * 0 is nan); use log_softmax"
+        )
+    if np.isneginf(ours).any():
+        return (
+            "-inf where torch is finite: the log of a value that underflowed to 0, such as log(softmax(x)) at"
+            " large logits; compute it as x - max - log(sum(exp(x - max))) (log_softmax)"
+        )
+    return "inf or nan where torch is finite: exp overflowed? subtract the max along the axis before exp"
 
 
 # ------------------------------------------------------------------------------ attribution
@@ -307,7 +332,7 @@ class Grading:
         oracle = self.oracle.oracle
         problem = compare(name, ours, expected, source, oracle.atol, oracle.rtol)
         if problem is not None:
-            failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape))
+            failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape, symbol))
             raise GradeFailure(str(failure) + self.dependency_notes())
 
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
@@ -342,14 +367,48 @@ class Grading:
             forward=self.reference_forward(ours) if smooth else None,
         )
         leaves = [self.leaf(x, symbol) for x in arrays]
+        inputs_before = [np.array(leaf.data, copy=True) for leaf in leaves]
         with self.running(symbol, hint):
             out = ours(*leaves)
         self.check_tensor(symbol, out)
         self.expect(symbol, "the value", out.data, answer.out, hint)
+        self.check_intact(symbol, names, leaves, inputs_before, "the op")
+        value = np.array(out.data, copy=True)
         self.run_backward(symbol, out, answer.cotangent, hint)
+        self.check_intact(symbol, names, leaves, inputs_before, "backward")
+        self.expect(symbol, "the value after backward", out.data, value, source="the value before")
         for name, leaf, grad in zip(names, leaves, answer.grads, strict=False):
             self.expect(symbol, f"{name}.grad", leaf.grad, grad, hint, out_shape=answer.out.shape)
+            self.check_grad(symbol, name, leaf, leaves)
         return answer
+
+    def check_intact(
+        self, symbol: str, names: Sequence[str], leaves: Sequence[Any], before: Sequence[np.ndarray], when: str
+    ) -> None:
+        """An op, and its closure, change nothing but the inputs' ``.grad``."""
+        __tracebackhide__ = True
+        for name, leaf, data in zip(names, leaves, before, strict=False):
+            problem = compare(f"{name}.data after {when}", leaf.data, data, source="the original")
+            if problem is not None:
+                raise self.fail(symbol, problem, "an op leaves its inputs' .data as they were: no in-place edits")
+
+    def check_grad(self, symbol: str, name: str, leaf: Any, leaves: Sequence[Any]) -> None:
+        """A gradient is a float64 array of its own: not another tensor's array, nor its ``.data``."""
+        __tracebackhide__ = True
+        grad = leaf.grad
+        if not isinstance(grad, (np.ndarray, np.generic)) or grad.dtype != np.float64:  # a 0-d sum may be a scalar
+            kind = type(grad).__name__ + (f" of {grad.dtype}" if isinstance(grad, np.ndarray) else "")
+            raise self.fail(symbol, f"{name}.grad is {kind}, not a float64 ndarray")
+        for other in leaves:
+            shared = [what for what, arr in (("data", other.data), ("grad", other.grad)) if arr is not grad]
+            for what in shared:
+                if isinstance(getattr(other, what), np.ndarray) and np.shares_memory(grad, getattr(other, what)):
+                    whose = "its own" if other is leaf else "another input's"
+                    raise self.fail(
+                        symbol,
+                        f"{name}.grad shares its memory with {whose} .{what}",
+                        "add into .grad (+=) or store a new array: never keep a reference to another array",
+                    )
 
     def reference_forward(self, ours: Callable[..., Any]) -> Callable[..., np.ndarray]:
         """``ours`` evaluated on the reference engine, as a NumPy function: what ``--oracle fd``

@@ -163,36 +163,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     A test not run is skipped, and its report says so (``drill_not_run``: why), for the Reporter."""
     if call.excinfo is not None and isinstance(call.excinfo.value, NotRun):
         why = str(call.excinfo.value)
-        return pytest.TestReport(
-            nodeid=item.nodeid,
-            location=item.location,
-            keywords=dict.fromkeys(item.keywords, 1),
-            outcome="skipped",
-            longrepr=(str(item.path), (item.location[1] or 0) + 1, f"Skipped: not run: {why}"),
-            when=call.when,
-            sections=[],
-            duration=call.duration,
-            start=call.start,
-            stop=call.stop,
-            user_properties=item.user_properties,
-            drill_not_run=why,
-        )
+        where = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: not run: {why}")
+        return _report(item, call, "skipped", where, drill_not_run=why)
     if call.excinfo is None or not isinstance(call.excinfo.value, (GradeFailure, TestTimeout)):
         return None
     if item.config.getoption("grader_tracebacks"):
         return None
+    return _report(item, call, "failed", _verdict(item, call.excinfo.value))
+
+
+def _report(
+    item: pytest.Item, call: pytest.CallInfo[None], outcome: str, longrepr: Any, **extra: Any
+) -> pytest.TestReport:
     return pytest.TestReport(
         nodeid=item.nodeid,
         location=item.location,
         keywords=dict.fromkeys(item.keywords, 1),
-        outcome="failed",
-        longrepr=_verdict(item, call.excinfo.value),
+        outcome=outcome,  # type: ignore[arg-type]
+        longrepr=longrepr,
         when=call.when,
         sections=[],
         duration=call.duration,
         start=call.start,
         stop=call.stop,
         user_properties=item.user_properties,
+        **extra,
     )
 
 

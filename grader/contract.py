@@ -21,8 +21,8 @@ def clause(*phrases: str) -> pytest.MarkDecorator:
 UNBROADCAST = "Sum ``grad`` down to ``shape``: the inverse of NumPy broadcasting"
 PREPENDED = "it prepended leading axes"
 STRETCHED = "stretched axes of size 1"
-EXACT_SHAPE = "The result has exactly ``shape`` (``()`` included)"
-GRAD_UNCHANGED = "``grad`` itself is left unchanged"
+EXACT_SHAPE = "the result has exactly ``shape`` (``()`` included)"
+GRAD_UNCHANGED = "``grad`` is a float64 array, and is left unchanged"
 
 # ---------------------------------------------------------------------------- backward
 INIT_DATA = "``.data`` is a float64 ndarray, a copy of ``data``"
@@ -39,6 +39,10 @@ ONE_ELEMENT = "the root must have exactly one element (of any shape"
 OTHER_ROOT_RAISES = "for any other root, raise an error"
 SEED_ONES = "Seed the root's ``.grad`` with ones"
 ONCE_IN_ORDER = "run every node's ``_backward`` exactly once, in reverse topological order"
+
+INTACT = "Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own"
+"""Every op's invariant, checked by every test of an op (grade.vjp, graphs.check_program)."""
+DATA_INTACT = "No tensor's ``.data`` changes: the root's value stays readable"
 
 # ---------------------------------------------------------------------------- arith
 BROADCASTING = "elementwise, with NumPy broadcasting"
@@ -70,6 +74,7 @@ TANH = "The hyperbolic tangent, elementwise"
 LOG_SOFTMAX = "``log(softmax(x))`` along ``axis``"
 SOFTMAX = "``exp(x) / sum(exp(x))`` along ``axis``"
 DEFAULT_AXIS = "(default -1, the last axis)"
+SOFTMAX_AXIS = "``axis`` is an int; negatives count from the end"
 STABLE = "without overflow for logits of magnitude 1000"
 RESHAPE = "The same elements in a new shape: ``reshape(2, 3)`` or ``reshape((2, 3))``"
 RESHAPE_MINUS_ONE = "one axis may be -1"
@@ -100,6 +105,8 @@ REPEATED_BACKWARD = "a second ``backward`` adds the same gradients into the leav
 NUMERICAL_GRAD = "by central differences, one array per input"
 INPUTS_KEPT = "``inputs`` are left as they were"
 GRADCHECK = "pass if every element is within ``atol + rtol * |numeric|``"
+GRADCHECK_BOUNDARY = "the boundary included"
+GRADCHECK_NAN = "a nan is never within it"
 GRADCHECK_WORST = "its input's position, its index in that input, and its analytic and numeric values"
 
 DUAL_CONSTANT = "``other`` is a Dual or a constant (a zero tangent)"

@@ -186,8 +186,12 @@ def check_program(grade: Grading, program: Program, what: str) -> None:
     answer = grade.oracle.vjp(program.run_torch, program.leaves)
     glue = Glue(grade)
     leaves = [grade.leaf(x) for x in program.leaves]
+    names = [f"x{i}" for i in range(len(leaves))]
     with grade.running(what, hint):
         root = program.run_ours(glue, leaves)
+    grade.check_intact(what, names, leaves, program.leaves, "the ops")
     grade.run_backward(what, root, answer.cotangent, hint)
-    for i, (leaf, grad) in enumerate(zip(leaves, answer.grads, strict=True)):
-        grade.expect(what, f"x{i}.grad", leaf.grad, grad, hint)
+    grade.check_intact(what, names, leaves, program.leaves, "backward")
+    for name, leaf, grad in zip(names, leaves, answer.grads, strict=True):
+        grade.expect(what, f"{name}.grad", leaf.grad, grad, hint)
+        grade.check_grad(what, name, leaf, leaves)

@@ -4,6 +4,8 @@ Each check runs the op's closures with the grader's own backward pass (check.Gra
 so the verdict does not depend on the user's Tensor.backward.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from grader.check import torch_const
 from grader.contract import clause
 from grader.graphs import Glue, Op, Step, check_program, pick, random_program
 
-pytestmark = pytest.mark.arith
+pytestmark = [pytest.mark.arith, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
 BROADCAST = [
     pytest.param((2, 3), (2, 3), id="same-shape"),
@@ -244,3 +246,111 @@ def test_arith_random_graph(grade, seed):
     shapes = [(3, 4), (4, 4), (4,), (1, 4), (3, 1), ()][: int(rng.integers(2, 7))]
     program = random_program(rng, shapes, ARITH_OPS, _draw_arith, int(rng.integers(3, 16)))
     check_program(grade, program, "the arith ops")
+
+
+# ------------------------------------------------------------------------------ generated cases
+# Systematic rather than hand-picked: every pair of a set of shapes that covers ranks 0 to 4 and
+# size-1 axes in every position; numbers and ndarrays (float and int) on both sides of every binary
+# op, the ndarray smaller, equal or larger than the tensor (broadcasting the tensor up); every
+# kind of exponent; batched matmuls whose batch axes broadcast either way.
+
+SHAPES = [(), (1,), (3,), (2, 1), (1, 3), (2, 3), (4, 1, 3), (4, 2, 1), (1, 1, 1, 3), (2, 1, 2, 3)]
+
+
+def _shape_pairs():
+    for a, b in itertools.product(SHAPES, repeat=2):
+        try:
+            out = np.broadcast_shapes(a, b)
+        except ValueError:
+            continue
+        if len(out) <= 4:
+            yield pytest.param(a, b, id=f"{a}-{b}".replace(" ", ""))
+
+
+PAIRS = list(_shape_pairs())
+
+
+@clause(c.BROADCASTING, c.ADDS)
+@pytest.mark.parametrize("op", ["+", "*"])
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_op_broadcast_generated(grade, op, a, b):
+    symbol, fn = {"+": ("Tensor.__add__", lambda x, y: x + y), "*": ("Tensor.__mul__", lambda x, y: x * y)}[op]
+    grade.vjp(symbol, fn, [a, b])
+
+
+@clause(c.BROADCASTING, c.SUB, c.NEG, c.DIV, c.POW_EXPONENTS)
+@pytest.mark.parametrize("op", ["-", "/"])
+@pytest.mark.parametrize(("a", "b"), PAIRS[::3])
+def test_op_derived_generated(grade, op, a, b):
+    if op == "-":
+        grade.vjp("Tensor.__add__", lambda x, y: x - y, [a, b])
+    else:
+        denominator = np.abs(grade.rng.standard_normal(b)) + 0.5
+        grade.vjp("Tensor.__pow__", lambda x, y: x / y, [grade.rng.standard_normal(a), denominator])
+
+
+CONSTANTS = {
+    "float": lambda rng, shape: 2.5,
+    "int": lambda rng, shape: 3,
+    "array-same": lambda rng, shape: rng.uniform(0.5, 1.5, shape),
+    "array-smaller": lambda rng, shape: rng.uniform(0.5, 1.5, shape[-1:]),
+    "array-larger": lambda rng, shape: rng.uniform(0.5, 1.5, (2, *shape)),
+    "int-array": lambda rng, shape: np.arange(1, int(np.prod(shape)) + 1).reshape(shape),
+}
+BINARY = {
+    "+": ("Tensor.__add__", lambda x, k: x + k, lambda k, x: k + x),
+    "-": ("Tensor.__add__", lambda x, k: x - k, lambda k, x: k - x),
+    "*": ("Tensor.__mul__", lambda x, k: x * k, lambda k, x: k * x),
+    "/": ("Tensor.__pow__", lambda x, k: x / k, lambda k, x: k / x),
+}
+
+
+def _torch_side(k):
+    return torch_const(k) if isinstance(k, np.ndarray) else k
+
+
+@clause(c.OPERANDS, c.BROADCASTING)
+@pytest.mark.parametrize("shape", [(3,), (2, 3)], ids=["1d", "2d"])
+@pytest.mark.parametrize("kind", list(CONSTANTS))
+@pytest.mark.parametrize("side", ["tensor-first", "constant-first"])
+@pytest.mark.parametrize("op", list(BINARY))
+def test_op_constant_generated(grade, op, side, kind, shape):
+    symbol, right, left = BINARY[op]
+    k = CONSTANTS[kind](grade.rng, shape)
+    x = grade.rng.standard_normal(shape)
+    if op == "/" and side == "constant-first":
+        x = np.abs(x) + 0.5  # a denominator away from 0
+    fn = right if side == "tensor-first" else left
+    grade.vjp(symbol, lambda t: fn(t, k) if fn is right else fn(k, t), [x], theirs=lambda t: _apply(fn, right, t, k))
+
+
+def _apply(fn, right, t, k):
+    return fn(t, _torch_side(k)) if fn is right else fn(_torch_side(k), t)
+
+
+@clause(c.POW, c.POW_EXPONENTS)
+@pytest.mark.parametrize("shape", [(), (3,), (2, 1), (2, 1, 3)], ids=lambda s: str(s).replace(" ", ""))
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3, -1, -2, 0.0, 2.0, 0.5, 1.5, -0.5, -2.5, 1 / 3])
+def test_op_pow_generated(grade, exponent, shape):
+    x = grade.rng.standard_normal(shape)
+    x = np.abs(x) + 0.5 if isinstance(exponent, float) and not float(exponent).is_integer() else x
+    x = np.where(np.abs(x) < 0.3, 0.7, x)  # away from 0, where negative powers blow up
+    grade.vjp("Tensor.__pow__", lambda t: t**exponent, [x])
+
+
+def _matmul_cases():
+    for (n, m, p), batch_a, batch_b in itertools.product(
+        [(2, 3, 4), (1, 3, 1), (3, 1, 2)], [(), (2,), (1,), (2, 1), (3, 2)], [(), (2,), (1,), (3, 1), (1, 2)]
+    ):
+        try:
+            np.broadcast_shapes(batch_a, batch_b)
+        except ValueError:
+            continue
+        a, b = (*batch_a, n, m), (*batch_b, m, p)
+        yield pytest.param(a, b, id=f"{a}@{b}".replace(" ", ""))
+
+
+@clause(c.MATMUL, c.BATCHED, c.SHARED_WEIGHT)
+@pytest.mark.parametrize(("a", "b"), list(_matmul_cases()))
+def test_batched_matmul_generated(grade, a, b):
+    grade.vjp("Tensor.__matmul__", lambda x, y: x @ y, [a, b])

@@ -106,6 +106,29 @@ def _check_order(grade, root, expected_nodes):
         raise grade.fail("_topological_order", "the root is not last")
 
 
+def _reachable(root):
+    """The nodes ``root`` depends on, found by the grader itself."""
+    found, stack = {id(root): root}, [root]
+    while stack:
+        for parent in stack.pop()._prev:
+            if id(parent) not in found:
+                found[id(parent)] = parent
+                stack.append(parent)
+    return list(found.values())
+
+
+@clause(c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
+def test_topological_order_long_and_short_paths(grade):
+    """a feeds the root directly and through a chain: a breadth-first order from the root is invalid."""
+    glue = Glue(grade)
+    a = grade.leaf(np.ones(2))
+    b = glue.sin(a)
+    c_ = glue.pos(b)
+    d = glue.sin(c_)
+    root = glue.total(glue.add(a, d))
+    _check_order(grade, root, _reachable(root))
+
+
 @clause(c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
 def test_topological_order_diamond(grade):
     glue = Glue(grade)
@@ -146,10 +169,15 @@ def _backward_check(grade, build, arrays, hint=None):
     glue = Glue(grade)
     leaves = [grade.leaf(x) for x in arrays]
     root = build(glue, *leaves)
+    value = np.array(root.data, copy=True)
+    _check_order(grade, root, _reachable(root))  # a wrong order is _topological_order's, whatever backward does
     with grade.running("Tensor.backward", hint):
         root.backward()
+    grade.check_intact("Tensor.backward", "xyzw", leaves, arrays, "backward()")
+    grade.expect("Tensor.backward", "the root's value after backward()", root.data, value, source="the value before")
     for name, leaf, grad in zip("xyzw", leaves, answer.grads, strict=False):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad, hint)
+        grade.check_grad("Tensor.backward", name, leaf, leaves)
     runs = [n for n in glue.calls.values() if n != 1]
     if runs:
         raise grade.fail(
@@ -167,7 +195,7 @@ def _ops(glue):
     return glue.add, glue.mul, glue.sin, glue.total
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
 def test_twice_mul(grade):
     def build(glue, x):
         _, mul, _, total = _ops(glue)
@@ -176,7 +204,7 @@ def test_twice_mul(grade):
     _backward_check(grade, build, [grade.rng.standard_normal(3)], "x*x: x.grad must collect both contributions")
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
 def test_twice_add(grade):
     def build(glue, x):
         add, _, _, total = _ops(glue)
@@ -185,7 +213,7 @@ def test_twice_add(grade):
     _backward_check(grade, build, [grade.rng.standard_normal(3)], "x+x: x.grad must collect both contributions")
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
 def test_diamond(grade):
     def build(glue, x):
         add, mul, sin, total = _ops(glue)
@@ -201,7 +229,7 @@ def test_diamond(grade):
     )
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
 def test_diamond_two_leaves(grade):
     def build(glue, x, y):
         add, mul, sin, total = _ops(glue)
@@ -211,7 +239,7 @@ def test_diamond_two_leaves(grade):
     _backward_check(grade, build, [grade.rng.standard_normal(4), grade.rng.standard_normal(4)])
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DEEP)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DEEP, c.DATA_INTACT, c.TOPO_INPUTS)
 def test_chain_10000(grade):
     def build(glue, x, y, z):
         add, mul, _, total = _ops(glue)

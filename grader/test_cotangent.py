@@ -96,6 +96,20 @@ def test_backward_scalar_root_without_gradient_still_works(grade):
             id="broadcastable",
             marks=clause(c.COTANGENT_SHAPE),
         ),
+        pytest.param(
+            (2, 3),
+            np.ones((3, 2)),
+            "a cotangent of shape (3, 2) for a root of shape (2, 3)",
+            id="same-size",
+            marks=clause(c.COTANGENT_SHAPE),
+        ),
+        pytest.param(
+            (2, 3),
+            np.ones(6),
+            "a cotangent of shape (6,) for a root of shape (2, 3)",
+            id="same-size-flat",
+            marks=clause(c.COTANGENT_SHAPE),
+        ),
     ],
 )
 def test_backward_refuses(grade, root_shape, gradient, why):

@@ -1,12 +1,14 @@
 """cross_entropy(logits, y): the mean softmax cross-entropy, alone and at the end of a 2-layer MLP."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from grader import contract as c
 from grader.contract import clause
 
-pytestmark = pytest.mark.cross_entropy
+pytestmark = [pytest.mark.cross_entropy, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
 
 def _ce(logits, y):
@@ -83,3 +85,41 @@ def test_mlp_cross_entropy(grade):
         loss.backward()
     for name, leaf, grad in zip(["x", "w1", "b1", "w2", "b2"], leaves, answer.grads, strict=True):
         grade.expect("cross_entropy", f"{name}.grad (after loss.backward())", leaf.grad, grad)
+
+
+# ------------------------------------------------------------------------------ generated cases
+# The input space of the contract, walked systematically (itertools over the dimensions below):
+# N = 1 and more, K = 1, 2 and more; logits of scale 1, labels drawn (repeating once N > K) or all
+# the same; logits of magnitude 1000 with each label on its row's max or on its min; the labels as
+# a Python list and as ndarrays of int64 and int32. Deterministic: values from the case's own rng.
+
+SIZES = [(1, 1), (1, 2), (1, 4), (3, 1), (4, 2), (5, 3)]
+LOGITS = ["normal", "same-label", "1000-label-on-max", "1000-label-on-min"]
+LABEL_TYPES = {"list": list, "int64": np.int64, "int32": np.int32}
+
+
+def _ce_cases():
+    cases = []
+    for (n, k), logits, labels in itertools.product(SIZES, LOGITS, LABEL_TYPES):
+        if (logits == "same-label" and n == 1) or (logits == "1000-label-on-min" and k == 1):
+            continue  # the same case as another one
+        marks = [c.CROSS_ENTROPY, c.SCALAR_TENSOR, c.LABELS, *([c.CE_STABLE] if logits.startswith("1000") else [])]
+        cases.append(pytest.param(n, k, logits, labels, id=f"{n}x{k}-{logits}-{labels}", marks=clause(*marks)))
+    return cases
+
+
+def _ce_inputs(rng, n, k, logits):
+    x = rng.standard_normal((n, k))
+    if logits == "normal":
+        return x, rng.integers(0, k, size=n)
+    if logits == "same-label":
+        return x, np.full(n, k - 1)
+    x = 1000.0 * x
+    return x, (np.argmax(x, axis=1) if logits == "1000-label-on-max" else np.argmin(x, axis=1))
+
+
+@pytest.mark.parametrize(("n", "k", "logits", "labels"), _ce_cases())
+def test_cross_entropy_generated(grade, n, k, logits, labels):
+    x, y = _ce_inputs(grade.rng, n, k, logits)
+    given = y.tolist() if labels == "list" else y.astype(LABEL_TYPES[labels])
+    grade.vjp("cross_entropy", lambda t: grade.impl.cross_entropy(t, given), [x], theirs=lambda t: _ce(t, _labels(y)))

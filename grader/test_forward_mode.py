@@ -47,9 +47,17 @@ CASES = [
     ("Dual.log", lambda x: (x * x + 1.0).log(), lambda x: (x * x + 1.0).log(), [(2, 3)]),
     ("Dual.relu", lambda x: x.relu(), lambda x: x.relu(), [(2, 3)]),
     ("Dual.tanh", lambda x: x.tanh(), lambda x: x.tanh(), [(2, 3)]),
+    ("Dual.sum", lambda x: x.sum(axis=1, keepdims=True), lambda x: x.sum(dim=1, keepdim=True), [(2, 3)]),
+    ("Dual.sum", lambda x: x.sum(axis=-1), lambda x: x.sum(dim=-1), [(2, 3, 2)]),
+    ("Dual.sum", lambda x: x.sum(axis=(0, 2), keepdims=True), lambda x: x.sum(dim=(0, 2), keepdim=True), [(2, 3, 2)]),
+    ("Dual.__add__", lambda x: 2.0 + x, lambda x: 2.0 + x, [(3,)]),
+    ("Dual.__mul__", lambda x: x * W[0], lambda x: x * torch_const(W[0]), [(2, 3)]),
+    ("Dual.__mul__", lambda x, y: x * y + x * x, lambda x, y: x * y + x * x, [(2, 3), (2, 3)]),
+    ("Dual.__matmul__", lambda a: a @ W.T, lambda a: a @ torch_const(W.T), [(4, 3)]),
+    ("Dual.exp", lambda x: x.exp() * x, lambda x: x.exp() * x, [(3,)]),
 ]
-CONSTANTS = {1, 3, 5}
-"""The cases where a constant meets a dual: x + 2.0, 3.0 * x, W @ w."""
+CONSTANTS = {1, 3, 5, 15, 16, 18}
+"""The cases where a constant meets a dual: x + 2.0, 3.0 * x, W @ w, 2.0 + x, x * W[0], a @ W.T."""
 
 
 def _rule(symbol, constant):

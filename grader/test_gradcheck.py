@@ -148,3 +148,93 @@ def test_gradcheck_catches_a_broken_op(grade):
             "gradcheck",
             f"the worst element's numeric value is {result.numeric}, not cos(y) = {np.cos(y[result.index]):.6g}",
         )
+
+
+@clause(c.GRADCHECK, c.GRADCHECK_WORST)
+@pytest.mark.parametrize("shape", [(2, 3), (2, 2, 2)], ids=["rank2", "rank3"])
+def test_gradcheck_reports_the_worst_element_by_full_index(grade, shape):
+    """The broken sin's error is |cos y| past the tolerance: the worst element is where |cos y| peaks,
+    named by its full index in that input."""
+    x, y = grade.rng.standard_normal(shape), grade.rng.standard_normal(shape)
+    glue = Glue(grade)
+
+    def f(a, b):
+        return glue.total(glue.add(glue.mul(a, a), _broken_sin(glue, b)))
+
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(f, [x, y])
+    excess = np.abs(np.cos(y)) - (1e-5 + 1e-3 * np.abs(np.cos(y)))
+    worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(excess)), shape))
+    if result.passed or result.input != 1:
+        raise grade.fail("gradcheck", f"on inputs of shape {shape}: passed={result.passed}, input={result.input}")
+    if tuple(int(i) for i in np.atleast_1d(result.index)) != worst:
+        raise grade.fail(
+            "gradcheck",
+            f"reported index {result.index}, but the element furthest past the tolerance is {worst}",
+            "the worst element: the largest |analytic - numeric| - (atol + rtol * |numeric|), as a full index",
+        )
+
+
+def _broken(glue, x, vjp):
+    """An op whose value is sum(x) but whose closure sends ``vjp(g, x)``: a deliberately wrong gradient."""
+    return glue.node(np.asarray(x.data.sum()), (x,), (lambda g: vjp(g, x.data),))
+
+
+@clause(c.GRADCHECK)
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)], ids=["0d", "one-element", "1x1"])
+def test_gradcheck_catches_a_broken_op_on_one_element(grade, shape):
+    glue = Glue(grade)
+    x = grade.rng.standard_normal(shape)
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(lambda t: _broken(glue, t, lambda g, d: 2.0 * g * np.ones_like(d)), [x])
+    if result.passed:
+        raise grade.fail("gradcheck", f"passed a doubled gradient on an input of shape {shape}")
+
+
+@clause(c.GRADCHECK)
+def test_gradcheck_tolerance_grows_with_the_gradient(grade):
+    """rtol * |numeric|: 5e-4 relative off at a gradient of 1000 is within atol + rtol * 1000."""
+    glue = Glue(grade)
+    x = grade.rng.standard_normal((2, 2))
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(
+            lambda t: glue.node(np.asarray(1000.0 * t.data.sum()), (t,), (lambda g: np.full((2, 2), 1000.5) * g,)),
+            [x],
+        )
+    if not result.passed:
+        raise grade.fail(
+            "gradcheck",
+            "failed an analytic gradient of 1000.5 against a numeric 1000: within atol + rtol * |numeric| = 1.00001",
+            "the tolerance is atol + rtol * |numeric|, elementwise",
+        )
+
+
+@clause(c.GRADCHECK, c.GRADCHECK_BOUNDARY)
+def test_gradcheck_passes_at_the_boundary(grade):
+    """A constant function (numeric gradient exactly 0) whose closure sends exactly atol: on the boundary."""
+    glue = Glue(grade)
+    x = grade.rng.standard_normal(3)
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(
+            lambda t: glue.node(np.asarray(0.0), (t,), (lambda g: np.full(3, 1e-5) * g,)), [x]
+        )
+    if not result.passed:
+        raise grade.fail("gradcheck", "failed an element exactly at atol + rtol * |numeric|: the boundary is within")
+
+
+@clause(c.GRADCHECK, c.GRADCHECK_NAN)
+def test_gradcheck_fails_a_nan_gradient(grade):
+    glue = Glue(grade)
+    x = grade.rng.standard_normal(3)
+
+    def nan_first(g, d):
+        out = np.ones_like(d) * g
+        out[0] = np.nan
+        return out
+
+    with grade.running("gradcheck"):
+        result = grade.impl.gradcheck(lambda t: _broken(glue, t, nan_first), [x])
+    if result.passed:
+        raise grade.fail(
+            "gradcheck", "passed a gradient with a nan in it", "nan > x is False: count a nan as past the tolerance"
+        )

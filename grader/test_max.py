@@ -5,8 +5,9 @@ import pytest
 
 from grader import contract as c
 from grader.contract import clause
+from grader.graphs import Glue
 
-pytestmark = pytest.mark.max
+pytestmark = [pytest.mark.max, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
 FIRST = "on ties, only the first maximal element gets the gradient (np.argmax finds it), as torch.max(x, dim)"
 
@@ -82,3 +83,47 @@ def test_op_max_pooling(grade, ties):
         return t.reshape(2, 3, 2, 2, 2, 2).permute(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 2, 4).max(dim=-1).values
 
     grade.vjp("Tensor.max", ours, [x], theirs=theirs, hint=FIRST if ties else None, smooth=not ties)
+
+
+def _max_cases():
+    """Every axis (each negative one too, and None) of 1-D to 3-D inputs with size-1 axes, keepdims both ways."""
+    for shape in [(5,), (3, 4), (1, 4), (3, 1), (2, 3, 4), (2, 1, 3), (1, 1, 4)]:
+        for axis in [None, *range(len(shape)), *range(-len(shape), 0)]:
+            for keepdims in (False, True):
+                yield pytest.param(shape, axis, keepdims, id=f"{shape}-axis{axis}-{'keep' if keepdims else 'drop'}")
+
+
+@clause(c.MAX, c.MAX_KEEPDIMS, c.MAX_TIES)
+@pytest.mark.parametrize(("shape", "axis", "keepdims"), list(_max_cases()))
+def test_op_max_generated(grade, shape, axis, keepdims):
+    x = _ties(grade.rng, shape)
+    grade.vjp(
+        "Tensor.max",
+        lambda t: t.max(axis=axis, keepdims=keepdims),
+        [x],
+        theirs=_torch_max(axis, keepdims, len(shape)),
+        hint=FIRST,
+        smooth=False,
+    )
+
+
+@clause(c.MAX, c.ADDS)
+@pytest.mark.parametrize("axis", [None, 1], ids=["all", "axis1"])
+def test_op_max_shared_input(grade, axis):
+    """x feeds max and a glue sin: max's closure must add into x.grad, not overwrite it."""
+    glue = Glue(grade)
+
+    def ours(x):
+        return glue.add(glue.total(x.max(axis=axis)), glue.total(glue.sin(x)))
+
+    def theirs(t):
+        top = t.reshape(-1).max(dim=0).values if axis is None else t.max(dim=axis).values
+        return top.sum() + t.sin().sum()
+
+    grade.vjp(
+        "Tensor.max",
+        ours,
+        [(2, 3)],
+        theirs=theirs,
+        hint="a closure adds into its parent's .grad (+=): x also gets a gradient through another path",
+    )

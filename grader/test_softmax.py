@@ -1,5 +1,7 @@
 """Tensor.log_softmax, softmax, reshape and transpose: values and VJPs."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -7,7 +9,7 @@ from grader import contract as c
 from grader.contract import clause
 from grader.graphs import Op, Step, check_program, pick, random_program
 
-pytestmark = pytest.mark.softmax
+pytestmark = [pytest.mark.softmax, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
 SOFTMAX_CASES = [
     pytest.param((3, 4), -1, 1.0, id="2d-axis-1"),
@@ -18,7 +20,6 @@ SOFTMAX_CASES = [
     pytest.param((3, 4), 0, 1000.0, id="logits-1000-axis0", marks=clause(c.STABLE)),
     pytest.param((5,), -1, 1.0, id="1d"),
 ]
-STABLE = "subtract the max along the axis before exp: exp(1000) overflows"
 
 
 @clause(c.SOFTMAX)
@@ -30,7 +31,6 @@ def test_op_softmax(grade, shape, axis, scale):
         lambda t: t.softmax(axis=axis),
         [x],
         theirs=lambda t: t.softmax(dim=axis),
-        hint=STABLE if scale > 1 else None,
     )
 
 
@@ -43,7 +43,6 @@ def test_op_log_softmax(grade, shape, axis, scale):
         lambda t: t.log_softmax(axis=axis),
         [x],
         theirs=lambda t: t.log_softmax(dim=axis),
-        hint=STABLE if scale > 1 else None,
     )
 
 
@@ -211,3 +210,175 @@ def test_softmax_random_graph(grade, seed):
         rng, [(2, 3, 4)] * int(rng.integers(1, 3)), SOFTMAX_OPS, _draw_softmax, int(rng.integers(2, 10))
     )
     check_program(grade, program, "the softmax ops")
+
+
+# ------------------------------------------------------------------------------ generated cases
+# The input space of each contract, walked systematically (itertools over the dimensions below).
+# Deterministic: the arguments are fixed, the values come from the case's own rng.
+
+
+def _shape_id(shape):
+    return "x".join(map(str, shape)) if shape else "0d"
+
+
+def _args_id(args):
+    return ",".join(str(a) for a in args).replace(" ", "")
+
+
+# Softmax's axis: every non-negative axis and -1 ("the last axis"), ranks 1 to 4, size-1 axes
+# included; logits of scale 1 and of magnitude 1000.
+SOFTMAX_SHAPES = [(5,), (1,), (3, 4), (1, 4), (3, 1), (2, 1, 3), (2, 3, 1, 2)]
+SCALES = {"": 1.0, "-logits1000": 1000.0}
+OFFSETS = {"plus1000": 1000.0, "minus1000": -1000.0}
+
+
+def _softmax_cases(method):
+    own = c.SOFTMAX if method == "softmax" else c.LOG_SOFTMAX
+    cases = [
+        pytest.param(
+            shape,
+            axis,
+            scale,
+            0.0,
+            id=f"{_shape_id(shape)}-axis={axis}{suffix}",
+            marks=clause(
+                own,
+                *([c.DEFAULT_AXIS] if axis == -1 else []),
+                *([c.SOFTMAX_AXIS] if axis < 0 else []),
+                *([c.STABLE] if scale > 1 else []),
+            ),
+        )
+        for shape in SOFTMAX_SHAPES
+        for axis in range(-len(shape), len(shape))
+        for suffix, scale in SCALES.items()
+    ]
+    cases += [  # every logit near +-1000: exp overflows, or underflows to 0 / 0, unless shifted by the max
+        pytest.param((3, 4), axis, 1.0, offset, id=f"3x4-axis={axis}-{name}", marks=clause(own, c.STABLE))
+        for axis in (0, 1)
+        for name, offset in OFFSETS.items()
+    ]
+    return cases
+
+
+@pytest.mark.parametrize(("shape", "axis", "scale", "offset"), _softmax_cases("softmax"))
+def test_op_softmax_generated(grade, shape, axis, scale, offset):
+    x = offset + scale * grade.rng.standard_normal(shape)
+    grade.vjp("Tensor.softmax", lambda t: t.softmax(axis=axis), [x], theirs=lambda t: t.softmax(dim=axis))
+
+
+@pytest.mark.parametrize(("shape", "axis", "scale", "offset"), _softmax_cases("log_softmax"))
+def test_op_log_softmax_generated(grade, shape, axis, scale, offset):
+    x = offset + scale * grade.rng.standard_normal(shape)
+    grade.vjp("Tensor.log_softmax", lambda t: t.log_softmax(axis=axis), [x], theirs=lambda t: t.log_softmax(dim=axis))
+
+
+DEFAULT_CASES = [
+    pytest.param(
+        method,
+        shape,
+        scale,
+        id=f"{method}-{_shape_id(shape)}{suffix}",
+        marks=clause(
+            c.SOFTMAX if method == "softmax" else c.LOG_SOFTMAX, c.DEFAULT_AXIS, *([c.STABLE] if scale > 1 else [])
+        ),
+    )
+    for method in ("softmax", "log_softmax")
+    for shape in [(5,), (3, 4), (2, 3, 4)]
+    for suffix, scale in SCALES.items()
+]
+
+
+@pytest.mark.parametrize(("method", "shape", "scale"), DEFAULT_CASES)
+def test_op_softmax_default_axis_generated(grade, method, shape, scale):
+    x = scale * grade.rng.standard_normal(shape)
+    grade.vjp(f"Tensor.{method}", lambda t: getattr(t, method)(), [x], theirs=lambda t: getattr(t, method)(dim=-1))
+
+
+# Reshape: ranks 0 to 4 on both sides, to and from 0-d; each new shape as separate ints and as a
+# tuple, and with -1 in each position (as separate ints and as a tuple in turn). A 0-d target is
+# only a tuple, ``reshape(())``: with no argument at all the call names no shape.
+RESHAPES = {
+    (): [(), (1,), (1, 1), (1, 1, 1, 1)],
+    (1,): [(), (1, 1)],
+    (1, 1): [(), (1,)],
+    (6,): [(2, 3), (3, 1, 2)],
+    (2, 3): [(6,), (3, 2), (1, 2, 3, 1)],
+    (2, 3, 4): [(24,), (6, 4), (4, 3, 2), (2, 2, 3, 2)],
+    (2, 1, 3, 2): [(12,), (3, 4), (2, 3, 2), (1, 12, 1)],
+}
+
+
+def _reshape_cases():
+    cases = []
+    for source, targets in RESHAPES.items():
+        for target in targets:
+            name = f"{_shape_id(source)}-to-{_shape_id(target)}"
+            if target:
+                cases.append(pytest.param(source, target, target, id=f"{name}-ints", marks=clause(c.RESHAPE)))
+            cases.append(pytest.param(source, (target,), target, id=f"{name}-tuple", marks=clause(c.RESHAPE)))
+            for i in range(len(target)):
+                shape = target[:i] + (-1,) + target[i + 1 :]
+                args = shape if i % 2 == 0 else (shape,)
+                form = "ints" if i % 2 == 0 else "tuple"
+                cases.append(
+                    pytest.param(
+                        source,
+                        args,
+                        target,
+                        id=f"{name}-minus1-at{i}-{form}",
+                        marks=clause(c.RESHAPE, c.RESHAPE_MINUS_ONE),
+                    )
+                )
+    return cases
+
+
+@pytest.mark.parametrize(("source", "args", "target"), _reshape_cases())
+def test_op_reshape_generated(grade, source, args, target):
+    grade.vjp("Tensor.reshape", lambda t: t.reshape(*args), [source], theirs=lambda t: t.reshape(target))
+
+
+# Transpose: every permutation of a 3-D input, with a negative axis in each position and all
+# negative; every third permutation of a 4-D input, plain and in mixed signs; every sign pattern
+# of ranks 1 and 2; and no axes (all reversed) on ranks 1 to 4, as ``transpose()`` and as ``.T``.
+TRANSPOSE_SHAPES = {1: (3,), 2: (2, 3), 3: (2, 3, 4), 4: (2, 3, 4, 5)}
+
+
+def _signed(perm, negative):
+    n = len(perm)
+    return tuple(a - n if i in negative else a for i, a in enumerate(perm))
+
+
+def _transpose_cases():
+    patterns = []
+    for n in (1, 2):  # every sign pattern
+        for perm in itertools.permutations(range(n)):
+            for k in range(n + 1):
+                patterns += [(perm, set(neg)) for neg in itertools.combinations(range(n), k)]
+    for perm in itertools.permutations(range(3)):  # positive, one negative in each position, all negative
+        patterns += [(perm, set()), *[(perm, {i}) for i in range(3)], (perm, {0, 1, 2})]
+    for perm in list(itertools.permutations(range(4)))[::3]:
+        patterns += [(perm, set()), (perm, {1, 3})]
+    cases = []
+    for perm, negative in patterns:
+        args = _signed(perm, negative)
+        marks = clause(c.TRANSPOSE, *([c.NEGATIVE_AXES] if negative else []))
+        cases.append(pytest.param(args, perm, id=f"{len(perm)}d-{_args_id(args)}", marks=marks))
+    for n in TRANSPOSE_SHAPES:
+        reverse = tuple(reversed(range(n)))
+        cases.append(pytest.param((), reverse, id=f"{n}d-no-axes", marks=clause(c.NO_AXES)))
+        cases.append(pytest.param(None, reverse, id=f"{n}d-T", marks=clause(c.NO_AXES)))
+    return cases
+
+
+@pytest.mark.parametrize(("args", "perm"), _transpose_cases())
+def test_op_transpose_generated(grade, args, perm):
+    hint = _negative_hint(args, perm) if args and any(a < 0 for a in args) else None
+    if args is not None and perm != tuple(int(i) for i in np.argsort(perm)):  # not its own inverse
+        hint = hint or CYCLE_HINT
+    grade.vjp(
+        "Tensor.transpose",
+        (lambda t: t.T) if args is None else (lambda t: t.transpose(*args)),
+        [TRANSPOSE_SHAPES[len(perm)]],
+        theirs=lambda t: t.permute(perm),
+        hint=hint,
+    )

@@ -1,5 +1,7 @@
 """unbroadcast(grad, shape): called directly, checked against the VJP of torch's expand."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,10 @@ CASES = [
 @clause(c.UNBROADCAST, c.PREPENDED, c.STRETCHED, c.EXACT_SHAPE)
 @pytest.mark.parametrize(("grad_shape", "shape"), CASES)
 def test_unbroadcast(grade, grad_shape, shape):
+    _check(grade, grad_shape, shape)
+
+
+def _check(grade, grad_shape, shape):
     grad = grade.rng.standard_normal(grad_shape)
     # d/dx sum(expand(x) * grad) = unbroadcast(grad, x.shape), by torch's autograd.
     answer = grade.oracle.vjp(lambda x, g: (x.expand(grad_shape) * g).sum(), [np.zeros(shape), grad])
@@ -53,6 +59,26 @@ def _what_broadcasting_did(grad_shape, shape):
         steps.append(f"stretched axes {stretched} of size 1 (sum them with keepdims=True)")
     done = " and ".join(steps) if steps else "changed nothing (return grad as it is, with exactly this shape)"
     return f"broadcasting {shape} to {grad_shape} {done}"
+
+
+def _generated():
+    """Every way broadcasting can reach a grad of rank 0 to 4: any number of prepended axes, then any
+    subset of the rest stretched from size 1 (the grad's own size 1 axes included)."""
+    for rank in range(5):
+        grad_shape = (4, 1, 3, 2)[4 - rank :]
+        for prepended in range(rank + 1):
+            kept = grad_shape[prepended:]
+            for mask in itertools.product((False, True), repeat=len(kept)):
+                shape = tuple(1 if stretch else n for n, stretch in zip(kept, mask, strict=True))
+                if mask and any(stretch and n == 1 for n, stretch in zip(kept, mask, strict=True)):
+                    continue  # stretching a size-1 axis is the same case as keeping it
+                yield pytest.param(grad_shape, shape, id=f"{grad_shape}-to-{shape}".replace(" ", ""))
+
+
+@clause(c.UNBROADCAST, c.PREPENDED, c.STRETCHED, c.EXACT_SHAPE)
+@pytest.mark.parametrize(("grad_shape", "shape"), list(_generated()))
+def test_unbroadcast_generated(grade, grad_shape, shape):
+    _check(grade, grad_shape, shape)
 
 
 @clause(c.GRAD_UNCHANGED)

@@ -24,8 +24,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
     Broadcasting did two things to an input of ``shape``: it prepended leading axes, and it
     stretched axes of size 1. An input copied along an axis receives the sum of the gradients
-    of all its copies, so both are undone by summing. The result has exactly ``shape`` (``()``
-    included); ``grad`` itself is left unchanged.
+    of all its copies, so both are undone by summing. ``grad`` is a float64 array, and is left
+    unchanged; the result has exactly ``shape`` (``()`` included).
     """
     grad = np.asarray(grad, dtype=np.float64)
     # Leading axes that broadcasting prepended: (2, 3, 4) -> (3, 4).
@@ -97,6 +97,7 @@ class Tensor:
         here through ``__radd__``); ``a - b`` is ``a + (-b)``. Like every op, its ``_backward``
         adds (``+=``) into each input's ``.grad``, since an input may get gradient through other
         paths too, and each input's share is summed back to the input's own shape.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data + other.data, _children=(self, other), _op="+")
@@ -115,6 +116,7 @@ class Tensor:
         ``other`` is a Tensor, a Python number or an ndarray, on either side; ``-x`` is
         ``x * -1``. Its ``_backward`` adds (``+=``) into each input's ``.grad``, each share summed
         back to the input's own shape.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data * other.data, _children=(self, other), _op="*")
@@ -132,6 +134,7 @@ class Tensor:
 
         The exponent is an int or a float: negative, zero and fractional ones too (``x / y`` is
         ``x * y ** -1``). Its ``_backward`` adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         if not isinstance(exponent, (int, float)):
             raise TypeError(f"only a Python number exponent is supported, got {type(exponent).__name__}")
@@ -150,6 +153,7 @@ class Tensor:
 
         Its ``_backward`` adds (``+=``) into each input's ``.grad``; an input whose batch axes were
         broadcast (a weight shared by the whole batch) gets the sum over them.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data @ other.data, _children=(self, other), _op="@")  # (..., n, p)
@@ -197,7 +201,8 @@ class Tensor:
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """Sum over ``axis``: an int, a tuple of ints (negatives count from the end), or None for
         all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds (``+=``)
-        into ``self.grad``."""
+        into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(self.data.sum(axis=axis, keepdims=keepdims), _children=(self,), _op="sum")
 
         def _backward() -> None:
@@ -213,7 +218,8 @@ class Tensor:
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """The mean over ``axis``: an int, a tuple of ints (negatives count from the end), or None
         for all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds
-        (``+=``) into ``self.grad``."""
+        (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(self.data.mean(axis=axis, keepdims=keepdims), _children=(self,), _op="mean")
         # NOTE: n counts the elements reduced into each output, not all the elements.
         n = self.data.size // max(out.data.size, 1)
@@ -228,7 +234,9 @@ class Tensor:
     def max(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
         """The largest element over ``axis`` (an int, negatives counting from the end, or None for
         all), keeping the reduced axis with size 1 if ``keepdims``. Ties send the gradient to the
-        first maximal element only, as ``torch.max(x, dim)`` does."""
+        first maximal element only, as ``torch.max(x, dim)`` does. Its ``_backward`` adds (``+=``)
+        into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         flat = axis is None
         x = self.data.reshape(-1) if flat else self.data
         ax = 0 if flat else axis
@@ -252,7 +260,8 @@ class Tensor:
     # ---------------------------------------------------------------- elementwise functions
 
     def exp(self) -> Tensor:
-        """``e ** x``, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        """``e ** x``, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(np.exp(self.data), _children=(self,), _op="exp")
 
         def _backward() -> None:
@@ -263,7 +272,8 @@ class Tensor:
 
     def log(self) -> Tensor:
         """The natural logarithm, elementwise, of positive values. Its ``_backward`` adds (``+=``)
-        into ``self.grad``."""
+        into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(np.log(self.data), _children=(self,), _op="log")
 
         def _backward() -> None:
@@ -274,7 +284,8 @@ class Tensor:
 
     def relu(self) -> Tensor:
         """``max(x, 0)``, elementwise; its gradient is 0 at exactly 0, as torch's. Its ``_backward``
-        adds (``+=``) into ``self.grad``."""
+        adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(np.maximum(self.data, 0.0), _children=(self,), _op="relu")
 
         def _backward() -> None:
@@ -286,7 +297,8 @@ class Tensor:
 
     def sigmoid(self) -> Tensor:
         """``1 / (1 + e ** -x)``, elementwise, without overflow for inputs of any magnitude (1000
-        included). Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        included). Its ``_backward`` adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         # NOTE: 1 / (1 + exp(-x)) overflows for x << 0; exp(-logaddexp(0, -x)) never does.
         out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")
 
@@ -297,7 +309,8 @@ class Tensor:
         return out
 
     def tanh(self) -> Tensor:
-        """The hyperbolic tangent, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        """The hyperbolic tangent, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")
 
         def _backward() -> None:
@@ -310,7 +323,9 @@ class Tensor:
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         """``log(softmax(x))`` along ``axis`` (default -1, the last axis), without overflow for
-        logits of magnitude 1000. Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        logits of magnitude 1000. ``axis`` is an int; negatives count from the end. Its
+        ``_backward`` adds (``+=``) into ``self.grad``. Nothing but ``.grad`` changes, and each
+        ``.grad`` is a float64 array of its own."""
         # NOTE: subtract the max first. exp(1000) overflows to inf; the shift cancels out exactly.
         shifted = self.data - self.data.max(axis=axis, keepdims=True)
         logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
@@ -326,7 +341,9 @@ class Tensor:
 
     def softmax(self, axis: int = -1) -> Tensor:
         """``exp(x) / sum(exp(x))`` along ``axis`` (default -1, the last axis), without overflow for
-        logits of magnitude 1000. Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        logits of magnitude 1000. ``axis`` is an int; negatives count from the end. Its
+        ``_backward`` adds (``+=``) into ``self.grad``. Nothing but ``.grad`` changes, and each
+        ``.grad`` is a float64 array of its own."""
         e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))  # NOTE: shifted, as above
         out = Tensor(e / e.sum(axis=axis, keepdims=True), _children=(self,), _op="softmax")
 
@@ -340,7 +357,8 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         """The same elements in a new shape: ``reshape(2, 3)`` or ``reshape((2, 3))``; one axis may
-        be -1. Its ``_backward`` adds (``+=``) into ``self.grad``."""
+        be -1. Its ``_backward`` adds (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         out = Tensor(self.data.reshape(shape), _children=(self,), _op="reshape")
@@ -354,7 +372,8 @@ class Tensor:
     def transpose(self, *axes: Any) -> Tensor:
         """Permute the axes, given as separate ints: ``transpose(2, 0, 1)``. Negative axes count
         from the end, as in NumPy; with no axes, reverse them all (``.T``). Its ``_backward`` adds
-        (``+=``) into ``self.grad``."""
+        (``+=``) into ``self.grad``.
+        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         ndim = self.data.ndim
@@ -382,7 +401,8 @@ class Tensor:
         ``(1,)``, ``(1, 1)``); for any other root, raise an error. Seed the root's ``.grad`` with
         ones, then run every node's ``_backward`` exactly once, in reverse topological order: a
         node runs only after all of its consumers have added into its ``.grad``. An engine that
-        honours ``requires_grad`` may skip the nodes that need no gradient.
+        honours ``requires_grad`` may skip the nodes that need no gradient. No tensor's ``.data``
+        changes: the root's value stays readable.
 
         (backward drill) ``gradient`` and ``retain_graph`` are follow-up drills (``cotangent``,
         ``free-memory``): here they keep their defaults, and nothing passes them.
@@ -455,7 +475,8 @@ def _topological_order(root: Tensor) -> list[Tensor]:
 
 def cross_entropy(logits: Tensor, y: Any) -> Tensor:
     """Mean softmax cross-entropy of ``(N, K)`` logits and ``(N,)`` integer labels ``y`` (a list or
-    an ndarray), as a scalar Tensor; stable for logits of magnitude 1000."""
+    an ndarray), as a scalar Tensor; stable for logits of magnitude 1000.
+    Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
     n, k = logits.shape
     labels = np.asarray(y.data if isinstance(y, Tensor) else y).astype(np.int64)
     one_hot = np.zeros((n, k))
@@ -504,9 +525,9 @@ def gradcheck(
     f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3
 ) -> GradcheckResult:
     """Compare ``f``'s backward with central differences; pass if every element is within
-    ``atol + rtol * |numeric|``. The result says whether it passed, and gives the worst element
-    (the one furthest past that tolerance): its input's position, its index in that input, and
-    its analytic and numeric values."""
+    ``atol + rtol * |numeric|``, the boundary included (a nan is never within it). The result says
+    whether it passed, and gives the worst element (the one furthest past that tolerance): its
+    input's position, its index in that input, and its analytic and numeric values."""
     tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
     f(*tensors).backward()
     numeric = numerical_grad(f, inputs, eps)
@@ -516,6 +537,7 @@ def gradcheck(
         if expected.size == 0:
             continue
         excess = np.abs(tensor.grad - expected) - (atol + rtol * np.abs(expected))
+        excess = np.where(np.isnan(excess), np.inf, excess)  # NOTE: nan > x is False: a nan would hide
         i = tuple(int(j) for j in np.unravel_index(np.argmax(excess), excess.shape))
         if excess[i] > worst_excess:
             worst_excess = float(excess[i])

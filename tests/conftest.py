@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -63,3 +64,10 @@ def run_grader(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=600,
     )
+
+
+@functools.cache
+def count_tests(marker: str) -> int:
+    """How many grader tests a target has (``-m MARKER``), collected once per process."""
+    proc = run_grader("--collect-only", "-q", "-m", marker)
+    return sum("::" in line for line in proc.stdout.splitlines())

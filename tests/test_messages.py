@@ -61,3 +61,62 @@ def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_pat
     first = messages[0]
     assert "turn negative axes positive first" in first and "np.argsort((-1, 0, 1)) is (0, 1, 2)" in first
     assert "a 3-cycle is not its own inverse" not in first
+
+
+def test_no_constant_factor_hint_for_one_number_or_a_partial_fit():
+    from grader.check import diagnose
+
+    assert diagnose("the value", np.array(3.0), np.array(1.5)) is None  # one number fits any factor
+    assert diagnose("a.grad", np.array([3.0]), np.array([1.5])) is None
+    assert diagnose("a.grad", np.array([-0.0, 0.0, 0.0]), np.array([1.0, 2.0, 0.0])) is not None  # no gradient
+    partial = diagnose("a.grad", np.array([3.0, 6.0, 1.0]), np.array([1.0, 2.0, 0.0]))
+    assert partial is None or "constant factor" not in partial  # the zero is not explained by the factor
+    assert "constant factor of 3" in diagnose("a.grad", np.array([3.0, 6.0, 0.0]), np.array([1.0, 2.0, 0.0]))
+
+
+def test_overflow_hints_name_their_cause(tmp_path):
+    sigmoid = _engine(
+        tmp_path,
+        (
+            '        out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")\n',
+            '        out = Tensor(np.exp(self.data) / (1.0 + np.exp(self.data)), _children=(self,), _op="sigmoid")\n',
+        ),
+    )
+    huge = next(m for m in _messages(sigmoid, "unary") if "[huge]" in m)
+    assert "exp(-logaddexp(0, -x))" in huge and "subtract the max" not in huge
+
+
+def test_log_of_an_underflowed_softmax_is_told_from_an_overflow(tmp_path):
+    path = _engine(
+        tmp_path,
+        (
+            "    return -(logits.log_softmax(axis=-1) * one_hot).sum() / n\n",
+            "    return -(logits.softmax(axis=-1).log() * one_hot).sum() / n\n",
+        ),
+    )
+    messages = [m for m in _messages(path, "cross-entropy") if "logits-1000" in m]
+    assert messages and "underflowed to 0" in messages[0], messages
+
+
+def test_a_breadth_first_order_is_blamed_on_topological_order(tmp_path):
+    path = _engine(
+        tmp_path,
+        (
+            SOURCE[SOURCE.index("def _topological_order(") : SOURCE.index("def cross_entropy(")],
+            "def _topological_order(root):\n"
+            '    """Breadth-first from the root, reversed: wrong when a node is reached by a short and a long path."""\n'
+            "    seen, order, queue = {id(root)}, [], [root]\n"
+            "    while queue:\n"
+            "        node = queue.pop(0)\n"
+            "        order.append(node)\n"
+            "        for child in node._prev:\n"
+            "            if id(child) not in seen:\n"
+            "                seen.add(id(child))\n"
+            "                queue.append(child)\n"
+            "    return order[::-1]\n\n\n",
+        ),
+    )
+    messages = _messages(path, "backward")
+    assert messages and all(m.startswith("_topological_order [") for m in messages if "came before" in m)
+    assert any("[topological_order_long_and_short_paths]" in m for m in messages)
+    assert any(m.startswith("_topological_order [diamond") for m in messages), messages[:3]

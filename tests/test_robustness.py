@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from drills.stubs import stub_for
-from tests.conftest import REFERENCE, ROOT
+from tests.conftest import REFERENCE, ROOT, count_tests
+
+N = count_tests("unbroadcast")
+"""The unbroadcast target's tests: one call of the user's unbroadcast each."""
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")
 UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
@@ -95,14 +98,14 @@ CASES = [
         "prints-10-mb-per-test",
         in_unbroadcast("print('x' * 10_000_000)"),
         "unbroadcast",
-        ("16 tests passed",),
+        (f"{N} tests passed",),
         passes=True,
     ),
     Case(
         "mutates-its-inputs",
         MUTATES,
         "unbroadcast",
-        ("1 of 16 tests failed", "not in place"),
+        (f"1 of {N} tests failed", "not in place"),
     ),
     Case("empty-file", "", "unbroadcast", ("is empty",)),
     Case(
@@ -199,9 +202,12 @@ def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
         if command == "watch":
             time.sleep(rng.uniform(0.2, 1.0))
             write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
-        time.sleep(rng.uniform(0.0, 1.5))
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        if i % 6 == 5 and command == "check":  # now and then a grading finishes, whatever the machine's load
+            proc.wait(120)
+        else:
+            time.sleep(rng.uniform(0.0, 1.5))
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
         with sqlite3.connect(db_path, timeout=10) as db:
             assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
             rows = dict(db.execute("SELECT id, sha256 FROM submissions").fetchall())
