@@ -180,6 +180,10 @@ class ReplayOracle(Oracle):
         if problem:
             return self._live_or_fail(key, problem).vjp(key, fn, inputs, cotangent)
         out, seed = self.store[f"{key}|out"], self.store[f"{key}|cotangent"]
+        if cotangent is not None:
+            # NOTE: draw the cotangent as the recording did, so that a test's later random draws (its
+            # next case in a batch) are the ones recorded too; the recorded seed is the answer.
+            cotangent(tuple(out.shape))
         return Answer(out=out, cotangent=seed, grads=self._numbered(key, "grad"))
 
     def values(self, key: str, compute: Compute, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:

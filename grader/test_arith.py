@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.check import torch_const
 from grader.contract import clause
 from grader.graphs import Glue, Op, Step, check_program, pick, random_program
@@ -272,7 +273,7 @@ PAIRS = list(_shape_pairs())
 
 @clause(c.BROADCASTING, c.ADDS)
 @pytest.mark.parametrize("op", ["+", "*"])
-@pytest.mark.parametrize(("a", "b"), PAIRS)
+@batched(("a", "b"), PAIRS)
 def test_op_broadcast_generated(grade, op, a, b):
     symbol, fn = {"+": ("Tensor.__add__", lambda x, y: x + y), "*": ("Tensor.__mul__", lambda x, y: x * y)}[op]
     grade.vjp(symbol, fn, [a, b])
@@ -280,7 +281,7 @@ def test_op_broadcast_generated(grade, op, a, b):
 
 @clause(c.BROADCASTING, c.SUB, c.NEG, c.DIV, c.POW_EXPONENTS)
 @pytest.mark.parametrize("op", ["-", "/"])
-@pytest.mark.parametrize(("a", "b"), PAIRS[::3])
+@batched(("a", "b"), PAIRS[::3])
 def test_op_derived_generated(grade, op, a, b):
     if op == "-":
         grade.vjp("Tensor.__add__", lambda x, y: x - y, [a, b])
@@ -310,9 +311,15 @@ def _torch_side(k):
 
 
 @clause(c.OPERANDS, c.BROADCASTING)
-@pytest.mark.parametrize("shape", [(3,), (2, 3)], ids=["1d", "2d"])
-@pytest.mark.parametrize("kind", list(CONSTANTS))
-@pytest.mark.parametrize("side", ["tensor-first", "constant-first"])
+@batched(
+    ("side", "kind", "shape"),
+    [
+        pytest.param(side, kind, shape, id=f"{side}-{kind}-{len(shape)}d")
+        for side in ("tensor-first", "constant-first")
+        for kind in CONSTANTS
+        for shape in [(3,), (2, 3)]
+    ],
+)
 @pytest.mark.parametrize("op", list(BINARY))
 def test_op_constant_generated(grade, op, side, kind, shape):
     symbol, right, left = BINARY[op]
@@ -329,8 +336,14 @@ def _apply(fn, right, t, k):
 
 
 @clause(c.POW, c.POW_EXPONENTS)
-@pytest.mark.parametrize("shape", [(), (3,), (2, 1), (2, 1, 3)], ids=lambda s: str(s).replace(" ", ""))
-@pytest.mark.parametrize("exponent", [0, 1, 2, 3, -1, -2, 0.0, 2.0, 0.5, 1.5, -0.5, -2.5, 1 / 3])
+@batched(
+    ("exponent", "shape"),
+    [
+        pytest.param(e, s, id=f"**{e:.3g}-{s}".replace(" ", ""))
+        for e in [0, 1, 2, 3, -1, -2, 0.0, 2.0, 0.5, 1.5, -0.5, -2.5, 1 / 3]
+        for s in [(), (3,), (2, 1), (2, 1, 3)]
+    ],
+)
 def test_op_pow_generated(grade, exponent, shape):
     x = grade.rng.standard_normal(shape)
     x = np.abs(x) + 0.5 if isinstance(exponent, float) and not float(exponent).is_integer() else x
@@ -351,6 +364,6 @@ def _matmul_cases():
 
 
 @clause(c.MATMUL, c.BATCHED, c.SHARED_WEIGHT)
-@pytest.mark.parametrize(("a", "b"), list(_matmul_cases()))
+@batched(("a", "b"), list(_matmul_cases()))
 def test_batched_matmul_generated(grade, a, b):
     grade.vjp("Tensor.__matmul__", lambda x, y: x @ y, [a, b])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.contract import clause
 
 pytestmark = [pytest.mark.cross_entropy, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
@@ -118,7 +119,7 @@ def _ce_inputs(rng, n, k, logits):
     return x, (np.argmax(x, axis=1) if logits == "1000-label-on-max" else np.argmin(x, axis=1))
 
 
-@pytest.mark.parametrize(("n", "k", "logits", "labels"), _ce_cases())
+@batched(("n", "k", "logits", "labels"), _ce_cases())
 def test_cross_entropy_generated(grade, n, k, logits, labels):
     x, y = _ce_inputs(grade.rng, n, k, logits)
     given = y.tolist() if labels == "list" else y.astype(LABEL_TYPES[labels])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.contract import clause
 from grader.graphs import Op, Step, check_program, pick, random_program
 
@@ -260,13 +261,13 @@ def _softmax_cases(method):
     return cases
 
 
-@pytest.mark.parametrize(("shape", "axis", "scale", "offset"), _softmax_cases("softmax"))
+@batched(("shape", "axis", "scale", "offset"), _softmax_cases("softmax"))
 def test_op_softmax_generated(grade, shape, axis, scale, offset):
     x = offset + scale * grade.rng.standard_normal(shape)
     grade.vjp("Tensor.softmax", lambda t: t.softmax(axis=axis), [x], theirs=lambda t: t.softmax(dim=axis))
 
 
-@pytest.mark.parametrize(("shape", "axis", "scale", "offset"), _softmax_cases("log_softmax"))
+@batched(("shape", "axis", "scale", "offset"), _softmax_cases("log_softmax"))
 def test_op_log_softmax_generated(grade, shape, axis, scale, offset):
     x = offset + scale * grade.rng.standard_normal(shape)
     grade.vjp("Tensor.log_softmax", lambda t: t.log_softmax(axis=axis), [x], theirs=lambda t: t.log_softmax(dim=axis))
@@ -288,7 +289,7 @@ DEFAULT_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("method", "shape", "scale"), DEFAULT_CASES)
+@batched(("method", "shape", "scale"), DEFAULT_CASES)
 def test_op_softmax_default_axis_generated(grade, method, shape, scale):
     x = scale * grade.rng.standard_normal(shape)
     grade.vjp(f"Tensor.{method}", lambda t: getattr(t, method)(), [x], theirs=lambda t: getattr(t, method)(dim=-1))
@@ -332,7 +333,7 @@ def _reshape_cases():
     return cases
 
 
-@pytest.mark.parametrize(("source", "args", "target"), _reshape_cases())
+@batched(("source", "args", "target"), _reshape_cases())
 def test_op_reshape_generated(grade, source, args, target):
     grade.vjp("Tensor.reshape", lambda t: t.reshape(*args), [source], theirs=lambda t: t.reshape(target))
 
@@ -370,7 +371,7 @@ def _transpose_cases():
     return cases
 
 
-@pytest.mark.parametrize(("args", "perm"), _transpose_cases())
+@batched(("args", "perm"), _transpose_cases())
 def test_op_transpose_generated(grade, args, perm):
     hint = _negative_hint(args, perm) if args and any(a < 0 for a in args) else None
     if args is not None and perm != tuple(int(i) for i in np.argsort(perm)):  # not its own inverse

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.contract import clause
 from grader.graphs import Glue, Op, Step, check_program, pick, random_program
 
@@ -258,7 +259,7 @@ def _torch_reduce(method, axis, keepdims):
 
 
 @clause(c.SUM, c.AXIS, c.KEEPDIMS)
-@pytest.mark.parametrize(("shape", "axis", "keepdims"), REDUCE_CASES)
+@batched(("shape", "axis", "keepdims"), REDUCE_CASES)
 def test_op_sum_generated(grade, shape, axis, keepdims):
     grade.vjp(
         "Tensor.sum",
@@ -269,7 +270,7 @@ def test_op_sum_generated(grade, shape, axis, keepdims):
 
 
 @clause(c.MEAN, c.AXIS, c.KEEPDIMS)
-@pytest.mark.parametrize(("shape", "axis", "keepdims"), REDUCE_CASES)
+@batched(("shape", "axis", "keepdims"), REDUCE_CASES)
 def test_op_mean_generated(grade, shape, axis, keepdims):
     grade.vjp(
         "Tensor.mean",
@@ -350,27 +351,27 @@ def _check_elementwise(grade, name, shape, x):
     grade.vjp(f"Tensor.{name}", lambda t: getattr(t, name)(), [x], hint=hint, smooth=_smooth(name, x))
 
 
-@pytest.mark.parametrize(("shape", "x"), _elementwise_cases("exp"))
+@batched(("shape", "x"), _elementwise_cases("exp"))
 def test_op_exp_generated(grade, shape, x):
     _check_elementwise(grade, "exp", shape, x)
 
 
-@pytest.mark.parametrize(("shape", "x"), _elementwise_cases("log"))
+@batched(("shape", "x"), _elementwise_cases("log"))
 def test_op_log_generated(grade, shape, x):
     _check_elementwise(grade, "log", shape, x)
 
 
-@pytest.mark.parametrize(("shape", "x"), _elementwise_cases("relu"))
+@batched(("shape", "x"), _elementwise_cases("relu"))
 def test_op_relu_generated(grade, shape, x):
     _check_elementwise(grade, "relu", shape, x)
 
 
-@pytest.mark.parametrize(("shape", "x"), _elementwise_cases("sigmoid"))
+@batched(("shape", "x"), _elementwise_cases("sigmoid"))
 def test_op_sigmoid_generated(grade, shape, x):
     _check_elementwise(grade, "sigmoid", shape, x)
 
 
-@pytest.mark.parametrize(("shape", "x"), _elementwise_cases("tanh"))
+@batched(("shape", "x"), _elementwise_cases("tanh"))
 def test_op_tanh_generated(grade, shape, x):
     _check_elementwise(grade, "tanh", shape, x)
 
@@ -403,7 +404,7 @@ INT_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "dtype"), INT_CASES)
+@batched(("name", "dtype"), INT_CASES)
 def test_op_elementwise_of_ints(grade, name, dtype):
     """A leaf whose data is an integer array: the op sees the float64 copy the constructor made."""
     x = np.array(INT_VALUES[name], dtype=dtype)
@@ -422,7 +423,7 @@ INT_REDUCE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("method", "dtype", "axis"), INT_REDUCE_CASES)
+@batched(("method", "dtype", "axis"), INT_REDUCE_CASES)
 def test_op_reduce_of_ints(grade, method, dtype, axis):
     """The sum and the mean of a leaf whose data is an integer array (the mean is not rounded)."""
     x = np.array([[1, 2, 4], [-3, 0, 7]], dtype=dtype)

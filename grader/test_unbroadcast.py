@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.contract import clause
 
 pytestmark = pytest.mark.unbroadcast
@@ -76,7 +77,7 @@ def _generated():
 
 
 @clause(c.UNBROADCAST, c.PREPENDED, c.STRETCHED, c.EXACT_SHAPE)
-@pytest.mark.parametrize(("grad_shape", "shape"), list(_generated()))
+@batched(("grad_shape", "shape"), list(_generated()))
 def test_unbroadcast_generated(grade, grad_shape, shape):
     _check(grade, grad_shape, shape)
 

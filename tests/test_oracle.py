@@ -49,7 +49,7 @@ def test_record_then_replay_round_trip(tmp_path, no_torch):
     tests = len(
         [line for line in run_grader("-m", "unbroadcast", "--collect-only", "-q").stdout.splitlines() if "::" in line]
     )
-    assert asked == tests - 1 > 40  # every unbroadcast test but one (grad left unchanged) asks the oracle
+    assert asked > tests > 10  # every unbroadcast test but one asks (a batch of generated cases asks many times)
     proc = subprocess.run(
         [
             sys.executable,
