@@ -328,7 +328,9 @@ def test_op_constant_generated(grade, op, side, kind, shape):
     if op == "/" and side == "constant-first":
         x = np.abs(x) + 0.5  # a denominator away from 0
     fn = right if side == "tensor-first" else left
+    before = np.array(k, copy=True)
     grade.vjp(symbol, lambda t: fn(t, k) if fn is right else fn(k, t), [x], theirs=lambda t: _apply(fn, right, t, k))
+    grade.expect(symbol, "the constant operand after the op and backward", k, before, source="the original")
 
 
 def _apply(fn, right, t, k):
