@@ -276,7 +276,15 @@ def test_backward_seeds_ones(grade):
 
 
 @clause(c.ONE_ELEMENT, c.SEED_ONES)
-@pytest.mark.parametrize("shape", [pytest.param((1,), id="shape-1"), pytest.param((1, 1), id="shape-1x1")])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        pytest.param((1,), id="shape-1"),
+        pytest.param((1, 1), id="shape-1x1"),
+        pytest.param((), id="shape-0d"),
+        pytest.param((1, 1, 1, 1), id="shape-1x1x1x1"),
+    ],
+)
 def test_backward_one_element_root(grade, shape):
     x = grade.leaf(grade.rng.standard_normal(shape))
     root = Glue(grade).sin(x)

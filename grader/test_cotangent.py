@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.contract import clause
 from grader.graphs import Glue
 
@@ -34,6 +35,19 @@ def test_backward_with_cotangent(grade, shape):
         root.backward(gradient=answer.cotangent.copy())
     for name, leaf, grad in zip("xy", leaves, answer.grads, strict=True):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
+
+
+@clause(c.COTANGENT)
+@batched(
+    "shape",
+    [
+        pytest.param(s, id=str(s).replace(" ", ""))
+        for s in [(), (1,), (3,), (1, 1), (2, 1, 3), (1, 2, 1, 2), (2, 3, 2, 2)]
+    ],
+)
+def test_backward_with_cotangent_generated(grade, shape):
+    """Roots of rank 0 to 4, size-1 axes included, each seeded with a cotangent of its shape."""
+    test_backward_with_cotangent(grade, shape)
 
 
 @clause(c.COTANGENT, c.COTANGENT_POSITIONAL)
