@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.check import backprop, compare
 from grader.contract import clause
 from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
@@ -55,6 +56,31 @@ def test_init(grade, data):
     grade.expect(
         "Tensor.__init__", ".grad after a leaf's _backward()", t.grad, np.zeros_like(expected), source="expected"
     )
+
+
+def _init_cases():
+    """Data of rank 0 to 4 (size-1 axes included): int and float arrays of several dtypes, nested lists, a number."""
+    for shape in [(), (1,), (3,), (2, 1), (1, 2, 3), (2, 1, 2, 2)]:
+        for dtype in ("int64", "int32", "float32", "float64"):
+            yield pytest.param(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) - 1, id=f"{shape}-{dtype}")
+        yield pytest.param((np.arange(int(np.prod(shape))).reshape(shape) - 1).tolist(), id=f"{shape}-list")
+    yield pytest.param(-3, id="python-int")
+
+
+@clause(c.INIT_DATA, c.INIT_GRAD, c.LEAF_PREV, c.LEAF_BACKWARD)
+@batched("data", list(_init_cases()))
+def test_init_generated(grade, data):
+    test_init(grade, data)
+    source = np.array(data, copy=True)
+    with grade.running("Tensor.__init__"):
+        t = grade.Tensor(data, requires_grad=True)
+    if isinstance(data, np.ndarray) and np.shares_memory(t.data, data):
+        raise grade.fail(
+            "Tensor.__init__",
+            ".data shares its memory with the array passed in",
+            "copy: np.array(data, dtype=np.float64)",
+        )
+    grade.expect("Tensor.__init__", "the array passed in, after Tensor(...)", data, source, source="the original")
 
 
 @clause(c.INIT_PREV, c.INIT_OP)
@@ -355,7 +381,7 @@ def _draw_glue(rng, values):
     return Step(op, (pick(rng, n),))
 
 
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
+@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
 @pytest.mark.parametrize("seed", range(60))
 def test_backward_random_graph(grade, seed):
     rng = np.random.default_rng(seed)
@@ -365,6 +391,7 @@ def test_backward_random_graph(grade, seed):
     leaves = [grade.leaf(x) for x in program.leaves]
     root = program.run_ours(glue, leaves)
     hint = f"graph: {program.describe()}"
+    _check_order(grade, root, _reachable(root))
     with grade.running("Tensor.backward", hint):
         root.backward()
     for i, (leaf, grad) in enumerate(zip(leaves, answer.grads, strict=True)):
