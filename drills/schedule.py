@@ -79,10 +79,6 @@ class TargetCard:
     def last(self) -> Review | None:
         return self.reviews[-1] if self.reviews else None
 
-    def overdue(self, now: float) -> float:
-        """Seconds past due (negative: due in the future)."""
-        return now - self.due
-
 
 def rate(attempt: Attempt, target_time: float) -> Rating:
     """The fsrs rating of a finished attempt."""

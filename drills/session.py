@@ -291,13 +291,6 @@ def stats(history: History, target_id: str) -> TargetStats:
     )
 
 
-def suggest_next(history: History, now: float) -> str:
-    """The target to drill now, by spaced repetition (drills/schedule.py): the most overdue, else one never drilled."""
-    from drills.schedule import choose  # fsrs: only for the commands that schedule
-
-    return choose(history, now).target
-
-
 # ---------------------------------------------------------------------------- pause, give up, abandon, hints
 
 

@@ -82,7 +82,6 @@ def run_watch(
     console: Console,
     oracle: str = "auto",
     show_finish: Callable[[History, Checked], None] | None = None,
-    max_seconds: float | None = None,
 ) -> int:
     """Watch until every target passes (0), the attempt ends elsewhere (1), or Ctrl-C (0)."""
     import watchfiles
@@ -122,7 +121,6 @@ def run_watch(
     def only_our_file(change: Any, path: str) -> bool:
         return Path(path).name == file.name
 
-    deadline = None if max_seconds is None else time.monotonic() + max_seconds
     live = Live(view.render(clock()), console=console, auto_refresh=False, transient=False) if interactive else None
     try:
         if live:
@@ -156,8 +154,6 @@ def run_watch(
                         break
                 if live:
                     live.update(view.render(clock()), refresh=True)
-                if deadline is not None and time.monotonic() > deadline:
-                    break
     except KeyboardInterrupt:
         if live:
             live.stop()

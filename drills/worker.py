@@ -80,7 +80,14 @@ def _preload() -> None:
     import pytest  # noqa: F401
 
     sys.path.insert(0, str(GRADER.parent))
-    for module in ("grader.conftest", "grader.check", "grader.oracle", "grader.graphs", "grader.probes"):
+    for module in (
+        "grader.conftest",
+        "grader.compare",
+        "grader.check",
+        "grader.oracle",
+        "grader.graphs",
+        "grader.probes",
+    ):
         importlib.import_module(module)
     from grader.oracle import preload
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.check import backprop, compare
+from grader.compare import backprop, compare
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((2, 3))

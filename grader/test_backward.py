@@ -9,7 +9,7 @@ import pytest
 
 from grader import contract as c
 from grader.batch import batched
-from grader.check import backprop, compare
+from grader.compare import backprop, compare
 from grader.contract import clause
 from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from drills.grading import grade
-from grader.check import compare
+from grader.compare import compare
 from tests.conftest import CATALOG, REFERENCE
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -64,7 +64,7 @@ def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_pat
 
 
 def test_no_constant_factor_hint_for_one_number_or_a_partial_fit():
-    from grader.check import diagnose
+    from grader.compare import diagnose
 
     assert diagnose("the value", np.array(3.0), np.array(1.5)) is None  # one number fits any factor
     assert diagnose("a.grad", np.array([3.0]), np.array([1.5])) is None

@@ -653,12 +653,14 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
     assert s.target_time == 2700 and s.attempts == 1 and s.best == 1500 and s.share_under == 1
 
 
-def test_suggest_next_is_the_schedules_choice(history, clock, workspace, fake_grading):
-    """drills/schedule.py decides (tests/test_schedule.py checks it); suggest_next names its choice."""
-    assert session.suggest_next(history, clock()) == "unbroadcast"  # nothing drilled: the first in the catalog
+def test_the_schedule_follows_the_drills_finished(history, clock, workspace, fake_grading):
+    """Attempts finished through the drill loop are the reviews drills/schedule.py chooses from."""
+    from drills.schedule import choose
+
+    assert choose(history, clock()).target == "unbroadcast"  # nothing drilled: the first in the catalog
     finish_attempt(history, clock, workspace, "unbroadcast", 100)  # under half of 5:00: Easy
-    assert session.suggest_next(history, clock()) == "backward"
+    assert choose(history, clock()).target == "backward"
     give_up_attempt(history, clock, workspace, "backward", 100)  # Again: due tomorrow
-    assert session.suggest_next(history, clock()) == "arith"
+    assert choose(history, clock()).target == "arith"
     clock.advance(2 * 86_400)
-    assert session.suggest_next(history, clock()) == "backward"  # overdue comes before never drilled
+    assert choose(history, clock()).target == "backward"  # overdue comes before never drilled
