@@ -343,8 +343,9 @@ class ReportWatch:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if event.get("event") in ("start", "result"):
-                self.running = event["nodeid"] if event["event"] == "start" else None
+            kind = event.get("event")
+            if kind in ("start", "result", "case"):  # a case of a batch is timed as a test is
+                self.running = None if kind == "result" else event.get("nodeid", self.running)
                 self.since = time.monotonic()
         if self.running is not None and time.monotonic() - self.since > self.limit:
             return self.running

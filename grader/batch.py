@@ -3,8 +3,9 @@
 A pytest test costs about 2 ms of its own (fixtures, hooks, the report) whatever it checks; a
 generated case costs a fraction of that. ``@batched(argnames, cases)`` stands where
 ``@pytest.mark.parametrize(argnames, cases)`` would, and makes one test of every ``size`` cases:
-each case runs in turn under its own id (the failure message names it, ``[(2,1)-(3,)]``), the
-first failure ends the batch, and the cases' marks (their contract clauses) go to the batch.
+each case runs in turn under its own id (the failure message names it, ``[(2,1)-(3,)]``) and its
+own time limit, the first failure ends the batch, and the cases' marks (their contract clauses) go
+to the batch.
 """
 
 from __future__ import annotations
@@ -16,8 +17,20 @@ from typing import Any
 import pytest
 from _pytest.mark.structures import ParameterSet
 
+from grader.sandbox import time_limit
+
 BATCH = 25
 """Cases per test: a failure in one batch does not hide those of the others."""
+
+# NOTE: set once per grading process by grader/conftest.py (pytest_configure): a case is timed as a
+# test is (the batch itself is not), and the report hears of each case, so that drill's backstop
+# for a test that runs far past its limit times cases, not whole batches.
+CASE_SECONDS = 0.0
+"""The time limit of one case (--test-timeout); 0: none."""
+
+
+def on_case(case: str) -> None:
+    """Told each case's id as it starts (grader/conftest.py puts the report's heartbeat here)."""
 
 
 def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BATCH) -> Callable[..., Any]:
@@ -35,7 +48,9 @@ def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BAT
             grade, chunk = kwargs["grade"], kwargs.pop("_cases")
             for case in chunk:
                 grade.case = case.id or grade.case
-                test(**kwargs, **dict(zip(names, case.values, strict=True)))
+                on_case(grade.case)
+                with time_limit(CASE_SECONDS):
+                    test(**kwargs, **dict(zip(names, case.values, strict=True)))
 
         run.__name__, run.__qualname__, run.__module__ = test.__name__, test.__qualname__, test.__module__
         run.__doc__ = test.__doc__
