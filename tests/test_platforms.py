@@ -114,12 +114,17 @@ def test_drill_check_and_watch_give_right_verdicts(tmp_path, missing, monkeypatc
     )
     assert watcher.stdout is not None
     lines = []
-    for line in watcher.stdout:  # its first verdict (the wrong file), then a save of the right one
-        lines.append(line)
-        if "prepended-one-axis" in line:
-            break
-    path.write_text(REFERENCE.read_text(encoding="utf-8"), encoding="utf-8")
-    output, errors = watcher.communicate(timeout=120)
+    try:
+        for line in watcher.stdout:  # its first verdict (the wrong file), then a save of the right one
+            lines.append(line)
+            if "prepended-one-axis" in line:
+                break
+        path.write_text(REFERENCE.read_text(encoding="utf-8"), encoding="utf-8")
+        output, errors = watcher.communicate(timeout=120)
+    finally:  # a failed test leaves no watcher behind
+        if watcher.poll() is None:
+            watcher.terminate()
+            watcher.wait(10)
     assert watcher.returncode == 0, output + errors
     text = " ".join(("".join(lines) + output).split())
     assert (
