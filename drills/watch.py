@@ -92,8 +92,7 @@ def run_watch(
     view = WatchView(attempt)
     interactive = console.is_terminal
 
-    graded: list[tuple[int, int] | None] = [None]
-    """The file's (mtime, size) at the last grading: a save the watcher missed still gets graded."""
+    graded_at: tuple[int, int] | None = None  # the file's (mtime, size) when last graded: a save the watcher missed
 
     def stamp() -> tuple[int, int] | None:
         try:
@@ -106,7 +105,8 @@ def run_watch(
         if not file.exists():
             view.latest = f"{display(file)} is missing: save it again"
             return None
-        graded[0] = stamp()
+        nonlocal graded_at
+        graded_at = stamp()
         started = time.perf_counter()
         try:
             checked = check(store, clock, oracle=oracle, attempt=store.get(view.attempt.id), runner=runner)
@@ -147,7 +147,7 @@ def run_watch(
                 if not view.attempt.in_progress:
                     checked = None
                     break
-                missed = not changes and stamp() not in (None, graded[0])  # saved before the watcher started
+                missed = not changes and stamp() not in (None, graded_at)  # saved before the watcher started
                 if (changes or missed) and not view.attempt.paused:
                     checked = grade_now()
                     if checked is not None and checked.finished:

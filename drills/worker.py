@@ -216,7 +216,7 @@ class SpawnRunner:
         )
 
     def warm_up(self) -> None:
-        """Start the interpreter of the next grading now (drill watch does, before the first save)."""
+        """Make sure an interpreter is warming up for the next grading."""
         if self.next is None or self.next.poll() is not None:
             self.next = self._spawn()
 

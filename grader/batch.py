@@ -21,6 +21,8 @@ from grader.sandbox import time_limit
 
 BATCH = 25
 """Cases per test: a failure in one batch does not hide those of the others."""
+PARAM = "_cases"
+"""The parameter that carries a batch's cases (grader/conftest.py times them one by one)."""
 
 # NOTE: set once per grading process by grader/conftest.py (pytest_configure): a case is timed as a
 # test is (the batch itself is not), and the report hears of each case, so that drill's backstop
@@ -45,7 +47,7 @@ def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BAT
 
         def run(**kwargs: Any) -> None:
             __tracebackhide__ = True
-            grade, chunk = kwargs["grade"], kwargs.pop("_cases")
+            grade, chunk = kwargs["grade"], kwargs.pop(PARAM)
             for case in chunk:
                 grade.case = case.id or grade.case
                 on_case(grade.case)
@@ -55,7 +57,7 @@ def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BAT
         run.__name__, run.__qualname__, run.__module__ = test.__name__, test.__qualname__, test.__module__
         run.__doc__ = test.__doc__
         run.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[*kept, inspect.Parameter("_cases", inspect.Parameter.KEYWORD_ONLY)]
+            parameters=[*kept, inspect.Parameter(PARAM, inspect.Parameter.KEYWORD_ONLY)]
         )
         run.pytestmark = list(getattr(test, "pytestmark", []))  # type: ignore[attr-defined]
         chunks = [sets[i : i + size] for i in range(0, len(sets), size)]
@@ -67,7 +69,7 @@ def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BAT
             )
             for i, chunk in enumerate(chunks)
         ]
-        return pytest.mark.parametrize("_cases", params)(run)
+        return pytest.mark.parametrize(PARAM, params)(run)
 
     return wrap
 

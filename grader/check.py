@@ -269,9 +269,8 @@ class Grading:
             kind = type(grad).__name__ + (f" of {grad.dtype}" if isinstance(grad, np.ndarray) else "")
             raise self.fail(symbol, f"{name}.grad is {kind}, not a float64 ndarray")
         for other in leaves:
-            shared = [what for what, arr in (("data", other.data), ("grad", other.grad)) if arr is not grad]
-            for what in shared:
-                if isinstance(getattr(other, what), np.ndarray) and np.shares_memory(grad, getattr(other, what)):
+            for what, arr in (("data", other.data), ("grad", other.grad)):
+                if arr is not grad and isinstance(arr, np.ndarray) and np.shares_memory(grad, arr):
                     whose = "its own" if other is leaf else "another input's"
                     raise self.fail(
                         symbol,

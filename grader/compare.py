@@ -149,6 +149,13 @@ def backprop(out: Any, cotangent: np.ndarray) -> None:
     ``Tensor.backward`` and ``_topological_order``.
     """
     out.grad = np.array(cotangent, dtype=np.float64)
+    for node in reversed(graph_order(out)):
+        node._backward()
+
+
+def graph_order(out: Any) -> list[Any]:
+    """Every node ``out`` depends on through ``_prev``, once each, inputs before their consumers:
+    the grader's own topological order."""
     order: list[Any] = []
     seen = {id(out)}
     stack = [(out, iter(tuple(out._prev)))]
@@ -167,5 +174,4 @@ def backprop(out: Any, cotangent: np.ndarray) -> None:
         else:
             stack.pop()
             order.append(node)
-    for node in reversed(order):
-        node._backward()
+    return order

@@ -139,7 +139,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    batched = "_cases" in getattr(getattr(item, "callspec", None), "params", {})  # each case is timed instead
+    batched = batch.PARAM in getattr(getattr(item, "callspec", None), "params", {})  # each case is timed instead
     with time_limit(0 if batched else item.config.getoption("test_timeout")):
         return (yield)
 

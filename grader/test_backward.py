@@ -9,7 +9,7 @@ import pytest
 
 from grader import contract as c
 from grader.batch import batched
-from grader.compare import backprop, compare
+from grader.compare import backprop, compare, graph_order
 from grader.contract import clause
 from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
 
@@ -132,17 +132,6 @@ def _check_order(grade, root, expected_nodes):
         raise grade.fail("_topological_order", "the root is not last")
 
 
-def _reachable(root):
-    """The nodes ``root`` depends on, found by the grader itself."""
-    found, stack = {id(root): root}, [root]
-    while stack:
-        for parent in stack.pop()._prev:
-            if id(parent) not in found:
-                found[id(parent)] = parent
-                stack.append(parent)
-    return list(found.values())
-
-
 @clause(c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
 def test_topological_order_long_and_short_paths(grade):
     """a feeds the root directly and through a chain: a breadth-first order from the root is invalid."""
@@ -152,7 +141,7 @@ def test_topological_order_long_and_short_paths(grade):
     c_ = glue.pos(b)
     d = glue.sin(c_)
     root = glue.total(glue.add(a, d))
-    _check_order(grade, root, _reachable(root))
+    _check_order(grade, root, graph_order(root))
 
 
 @clause(c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
@@ -196,7 +185,7 @@ def _backward_check(grade, build, arrays, hint=None):
     leaves = [grade.leaf(x) for x in arrays]
     root = build(glue, *leaves)
     value = np.array(root.data, copy=True)
-    _check_order(grade, root, _reachable(root))  # a wrong order is _topological_order's, whatever backward does
+    _check_order(grade, root, graph_order(root))  # a wrong order is _topological_order's, whatever backward does
     with grade.running("Tensor.backward", hint):
         root.backward()
     grade.check_intact("Tensor.backward", "xyzw", leaves, arrays, "backward()")
@@ -391,7 +380,7 @@ def test_backward_random_graph(grade, seed):
     leaves = [grade.leaf(x) for x in program.leaves]
     root = program.run_ours(glue, leaves)
     hint = f"graph: {program.describe()}"
-    _check_order(grade, root, _reachable(root))
+    _check_order(grade, root, graph_order(root))
     with grade.running("Tensor.backward", hint):
         root.backward()
     for i, (leaf, grad) in enumerate(zip(leaves, answer.grads, strict=True)):
