@@ -27,7 +27,7 @@ def main() -> None:
         os.environ["DRILL_WORKSPACE"] = str(Path(tmp) / "solutions")
         os.chdir(tmp)
         from drills import cli
-        from drills.clock import MockClock
+        from drills.loop.clock import MockClock
 
         console = Console(record=True, width=100, force_terminal=True, color_system="truecolor")
         cli.out = console

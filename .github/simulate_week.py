@@ -55,11 +55,12 @@ def main() -> None:
     from rich.console import Console
     from typer.testing import CliRunner
 
-    from drills import cli, session
-    from drills.catalog import format_time, load_catalog
-    from drills.clock import MockClock
-    from drills.grading import GradeResult, TargetResult
-    from drills.stubs import stub_for
+    from drills import cli
+    from drills.loop import session
+    from drills.loop.clock import MockClock
+    from drills.loop.stubs import stub_for
+    from grader.catalog import format_time, load_catalog
+    from grader.run import GradeResult, TargetResult
 
     clock = MockClock(MONDAY.timestamp())
     cli.CLOCK, cli.TZ = clock, UTC

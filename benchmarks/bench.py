@@ -28,8 +28,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from reference import ENGINE
+
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "reference" / "engine.py"
+REFERENCE = ENGINE
 PY = sys.executable
 
 
@@ -142,9 +144,9 @@ def bench_runners(saves: int, pause: float = 1.5) -> dict[str, list[float]]:
     comes ``pause`` seconds after the last verdict, as a user's would: time the interpreters started
     ahead of time have to warm up (the fork worker needs none)."""
     sys.path.insert(0, str(ROOT))
-    from drills.catalog import load_catalog
-    from drills.grading import grade, run_in_subprocess
-    from drills.worker import SpawnRunner, WarmRunner
+    from drills.loop.worker import SpawnRunner, WarmRunner
+    from grader.catalog import load_catalog
+    from grader.run import grade, run_in_subprocess
 
     targets = [load_catalog().get("unbroadcast")]
     fork, spawn = WarmRunner(), SpawnRunner()

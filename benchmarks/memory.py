@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.memory import training_peak  # noqa: E402 - after the path is set
+from reference import ENGINE  # noqa: E402 - after the path is set
 
 
 def reference() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reference_engine", ROOT / "reference" / "engine.py")
+    spec = importlib.util.spec_from_file_location("reference_engine", ENGINE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -14,13 +14,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from drills import clock as clocks
-from drills.catalog import Target, UnknownTarget, format_time, load_catalog
+from drills.loop import clock as clocks
+from grader.catalog import Target, UnknownTarget, format_time, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
 
-    from drills.history import History
+    from drills.store.history import History
 
 app = typer.Typer(
     help="autograd-drill: re-implement a tensor autograd engine from memory, against the clock.",
@@ -48,9 +48,9 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 @contextmanager
 def history() -> Iterator[History]:
     """The user's history, opened for one command; refusals become one-line errors."""
-    from drills.history import HistoryError, open_history
-    from drills.paths import history_path
-    from drills.session import DrillError
+    from drills.loop.session import DrillError
+    from drills.store.history import HistoryError, open_history
+    from drills.store.paths import history_path
 
     path = history_path()
     try:
@@ -119,9 +119,9 @@ def show_overview() -> None:
 @app.command("list")
 def list_targets() -> None:
     """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
-    from drills.render import catalog_table, due_in, next_step, reason
-    from drills.schedule import queue
-    from drills.session import describe_active, finished_attempts, personal_best
+    from drills.loop.session import describe_active, finished_attempts, personal_best
+    from drills.store.schedule import queue
+    from drills.views.render import catalog_table, due_in, next_step, reason
 
     catalog = load_catalog()
     with history() as store:
@@ -157,8 +157,8 @@ def start(
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
 ) -> None:
     """Write the stub of TARGET (its functions blanked) and start the timer. TARGET may be 'full'."""
-    from drills.paths import default_workspace, display
-    from drills.session import start as start_attempt
+    from drills.loop.session import start as start_attempt
+    from drills.store.paths import default_workspace, display
 
     target = check_target(target)
     with history() as store:
@@ -201,11 +201,11 @@ def full(
 
 
 def _show_check(store: History, checked: object) -> None:
-    from drills.render import grade_report, next_step, passed_line, reason, review_card, scoreboard
-    from drills.reviews import review_for
-    from drills.schedule import choose
-    from drills.session import Checked
-    from drills.session import scoreboard as make_scoreboard
+    from drills.loop.session import Checked
+    from drills.loop.session import scoreboard as make_scoreboard
+    from drills.store.schedule import choose
+    from drills.views.render import grade_report, next_step, passed_line, reason, review_card, scoreboard
+    from drills.views.reviews import review_for
 
     assert isinstance(checked, Checked)
     out.print(grade_report(checked.result))
@@ -239,7 +239,7 @@ def check(
     oracle: Annotated[str, typer.Option(hidden=True)] = "auto",
 ) -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
-    from drills.session import check as check_attempt
+    from drills.loop.session import check as check_attempt
 
     with history() as store:
         checked = check_attempt(store, CLOCK, oracle=oracle)
@@ -252,7 +252,7 @@ def watch(
     oracle: Annotated[str, typer.Option(hidden=True)] = "auto",
 ) -> None:
     """Re-grade on every save, with a live timer per target; exits with the scoreboard when all pass."""
-    from drills.watch import run_watch
+    from drills.loop.watch import run_watch
 
     with history() as store:
         code = run_watch(store, CLOCK, out, oracle=oracle, show_finish=_show_check)
@@ -262,9 +262,9 @@ def watch(
 @app.command()
 def status() -> None:
     """The attempt in progress: its clock, and each target's state."""
-    from drills.paths import display
-    from drills.render import next_step
-    from drills.session import require_active, status_lines, target_time
+    from drills.loop.session import require_active, status_lines, target_time
+    from drills.store.paths import display
+    from drills.views.render import next_step
 
     with history() as store:
         attempt = require_active(store)
@@ -283,7 +283,7 @@ def status() -> None:
 @app.command()
 def pause() -> None:
     """Stop the clock of the attempt in progress."""
-    from drills.session import pause as pause_attempt
+    from drills.loop.session import pause as pause_attempt
 
     with history() as store:
         attempt = pause_attempt(store, CLOCK)
@@ -295,7 +295,7 @@ def pause() -> None:
 @app.command()
 def resume() -> None:
     """Restart the clock of a paused attempt."""
-    from drills.session import resume as resume_attempt
+    from drills.loop.session import resume as resume_attempt
 
     with history() as store:
         attempt = resume_attempt(store, CLOCK)
@@ -307,8 +307,8 @@ def resume() -> None:
 @app.command()
 def abandon() -> None:
     """End the attempt in progress without a verdict; your file is archived, never deleted."""
-    from drills.paths import display
-    from drills.session import abandon as abandon_attempt
+    from drills.loop.session import abandon as abandon_attempt
+    from drills.store.paths import display
 
     with history() as store:
         attempt = abandon_attempt(store, CLOCK)
@@ -320,7 +320,7 @@ def abandon() -> None:
 @app.command("give-up")
 def give_up() -> None:
     """End the attempt as not finished; then drill diff shows the reference."""
-    from drills.session import give_up as give_up_attempt
+    from drills.loop.session import give_up as give_up_attempt
 
     with history() as store:
         attempt = give_up_attempt(store, CLOCK)
@@ -337,8 +337,8 @@ def hint(
     target: Annotated[str | None, typer.Argument(help="Default: the first target not passed yet.")] = None,
 ) -> None:
     """Reveal one more hint for a target (the attempt counts as assisted)."""
-    from drills.render import hints_view
-    from drills.session import hint as next_hint
+    from drills.loop.session import hint as next_hint
+    from drills.views.render import hints_view
 
     with history() as store:
         out.print(hints_view(next_hint(store, check_target(target) if target else None)))
@@ -352,8 +352,8 @@ def diff(
     ] = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
-    from drills.render import comparison
-    from drills.session import compare
+    from drills.loop.session import compare
+    from drills.views.render import comparison
 
     with history() as store:
         out.print(comparison(compare(store, check_target(target) if target else None, peek)))
@@ -367,8 +367,8 @@ def stats(
     ] = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
-    from drills.render import stats_table
-    from drills.session import stats as target_stats
+    from drills.loop.session import stats as target_stats
+    from drills.views.render import stats_table
 
     if plot:
         chart(target)
@@ -386,8 +386,8 @@ def chart(
     ] = None,
 ) -> None:
     """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
-    from drills.chart import draw, progress
-    from drills.render import next_step, streak_line
+    from drills.views.chart import draw, progress
+    from drills.views.render import next_step, streak_line
 
     target = check_target(target) if target else None
     with history() as store:
@@ -419,9 +419,9 @@ def next_target(
 
     A finished attempt is a review: gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
     """
-    from drills.render import next_view, reason
-    from drills.schedule import queue
-    from drills.session import describe_active
+    from drills.loop.session import describe_active
+    from drills.store.schedule import queue
+    from drills.views.render import next_view, reason
 
     with history() as store:
         now = CLOCK()
@@ -440,10 +440,10 @@ def next_target(
 @app.command()
 def review(target: TargetArg) -> None:
     """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
-    from drills.render import due_in, next_step, review_card
-    from drills.reviews import review_for
-    from drills.schedule import deck
-    from drills.session import finished_attempts, personal_best
+    from drills.loop.session import finished_attempts, personal_best
+    from drills.store.schedule import deck
+    from drills.views.render import due_in, next_step, review_card
+    from drills.views.reviews import review_for
 
     target = check_target(target)
     card = review_for(target)
@@ -475,8 +475,8 @@ def export_history(
     """Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it."""
     import sys
 
-    from drills.export import ExportError, export
-    from drills.paths import atomic_write, display
+    from drills.store.export import ExportError, export
+    from drills.store.paths import atomic_write, display
 
     with history() as store:
         try:
@@ -504,8 +504,8 @@ def import_history(
     """Restore attempts written by drill export; those already in your history are skipped."""
     import sys
 
-    from drills.export import ExportError, parse, restore
-    from drills.render import next_step
+    from drills.store.export import ExportError, parse, restore
+    from drills.views.render import next_step
 
     try:
         text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
@@ -568,9 +568,9 @@ def grade(
 
     Exit status: 0 all graded targets passed, 1 some failed, 2 bad usage or unreadable file.
     """
-    from drills.grading import GradeError
-    from drills.grading import grade as run_grade
-    from drills.render import grade_report
+    from drills.views.render import grade_report
+    from grader.run import GradeError
+    from grader.run import grade as run_grade
 
     targets = resolve_targets(target)
     if not file.exists():

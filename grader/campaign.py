@@ -13,8 +13,8 @@ Why a small AST mutator of our own rather than mutmut 3 or cosmic-ray: both muta
 a test runner imports and run that runner once per mutant (a fresh interpreter, pytest's start-up
 and the torch oracle each time), they mutate whole modules rather than one catalog target's
 functions, and they do not know that a mutant of ``Tensor.backward`` is graded at three targets.
-Here each mutant is a file graded like a user's solution, by ``drills.grading.grade`` through a
-warm fork runner (drills.worker, with torch imported before it forks: 0.1-1.5 s a grading), so the
+Here each mutant is a file graded like a user's solution, by ``grader.run.grade`` through a
+warm fork runner (drills.loop.worker, with torch imported before it forks: 0.1-1.5 s a grading), so the
 whole campaign runs in minutes on two cores.
 
 The operators, each a single change at one AST node (the docstring, comments, annotations and
@@ -67,12 +67,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from drills.catalog import Catalog, UnknownTarget, load_catalog
-from drills.grading import GRADER, GradeError, Limits, Runner, TargetResult, grade, grading_env, run_in_subprocess
-from drills.stubs import find_functions
+from drills.loop.stubs import find_functions
+from grader.catalog import Catalog, UnknownTarget, load_catalog
+from grader.run import GRADER, GradeError, Limits, Runner, TargetResult, grade, grading_env, run_in_subprocess
+from reference import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "reference" / "engine.py"
+REFERENCE = ENGINE
 EQUIVALENTS = Path(__file__).with_name("campaign.toml")
 REPORT = Path(__file__).with_name("campaign-report.md")
 GOAL = 0.95
@@ -534,17 +535,17 @@ WORKER = (
     "    import torch  # noqa: F401\n"
     "except ImportError:\n"
     "    pass\n"
-    "from drills.worker import serve\n"
+    "from drills.loop.worker import serve\n"
     "serve(sys.stdin, sys.stdout)\n"
 )
-"""drills.worker with torch imported before it forks: a test the recording does not answer asks live
+"""drills.loop.worker with torch imported before it forks: a test the recording does not answer asks live
 torch, and importing it in every grading (1-2 s) would eat the 2 s a test may take."""
 
 
 def _runner() -> tuple[Runner, Callable[[], None]]:
     """The warm fork runner where there is one (Linux), else a fresh interpreter per grading."""
     if sys.platform.startswith("linux") and hasattr(os, "fork"):
-        from drills.worker import WarmRunner
+        from drills.loop.worker import WarmRunner
 
         class TorchWarmRunner(WarmRunner):
             def start(self) -> None:

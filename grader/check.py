@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from drills.catalog import Catalog, Target
+from grader.catalog import Catalog, Target
 from grader.compare import article, backprop, compare, diagnose
 from grader.oracle import Answer, OracleView
 from grader.probes import culprits
+from reference import ENGINE
 
 
 class GradeFailure(AssertionError):
@@ -310,8 +311,7 @@ def reference_engine() -> ModuleType:
     """The reference engine, for the finite-difference oracle's forward passes."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
-    spec = importlib.util.spec_from_file_location("drill_reference_engine", path)
+    spec = importlib.util.spec_from_file_location("drill_reference_engine", ENGINE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -18,14 +18,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from drills.catalog import load_catalog
-from drills.grading import PARENT_ENV
 from grader import batch
+from grader.catalog import load_catalog
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
+from grader.run import PARENT_ENV
 from grader.sandbox import cap_memory, load_solution, time_limit
+from reference import ENGINE
 
-REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
+REFERENCE = ENGINE
 CATALOG = load_catalog()
 MARKERS = {t.marker: t for t in CATALOG.every}
 ORDER = {t.marker: i for i, t in enumerate(CATALOG.every)}

@@ -69,7 +69,7 @@ def _watchdog(seconds: float) -> Iterator[None]:
     """A thread that raises TestTimeout in this thread after ``seconds``, where there is no ``SIGALRM``.
 
     CPython delivers it between two bytecodes, so a Python loop is stopped; a single blocking call
-    (``time.sleep(1e9)``) is not, and the parent stops the whole grading instead (drills/grading.py).
+    (``time.sleep(1e9)``) is not, and the parent stops the whole grading instead (grader/run.py).
     """
     target = threading.get_ident()
     lock = threading.Lock()

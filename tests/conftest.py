@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from drills import cli
-from drills.catalog import load_catalog
-from drills.clock import MockClock
-from drills.history import History
-from drills.paths import history_path
+from drills.loop.clock import MockClock
+from drills.store.history import History
+from drills.store.paths import history_path
+from grader.catalog import load_catalog
+from reference import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "reference" / "engine.py"
+REFERENCE = ENGINE
 CATALOG = load_catalog()
 T0 = 1_800_000_000.0
 """Fri 2027-01-15 08:00 UTC: where the tests' MockClock starts."""

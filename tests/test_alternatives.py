@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from drills.grading import grade
+from grader.run import grade
 from tests.conftest import CATALOG
 
 ALTERNATIVES = sorted((Path(__file__).parent / "alternatives").glob("*.py"))

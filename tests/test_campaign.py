@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from drills.stubs import find_functions
+from drills.loop.stubs import find_functions
 from grader import campaign
 from tests.conftest import CATALOG, REFERENCE
 

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from drills.catalog import UnknownTarget, format_time, parse_time
-from drills.grading import read_report
-from drills.stubs import find_functions
+from drills.loop.stubs import find_functions
+from grader.catalog import UnknownTarget, format_time, parse_time
+from grader.run import read_report
 from tests.conftest import CATALOG, REFERENCE, run_grader
 
 # The targets table of docs/contract.md, verbatim: the contract users rely on.

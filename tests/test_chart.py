@@ -1,4 +1,4 @@
-"""Progress charts (drills/chart.py): the data gathered from the history, the streak, the text plotext
+"""Progress charts (drills/views/chart.py): the data gathered from the history, the streak, the text plotext
 draws, and ``drill chart`` / ``drill stats --plot`` through the CLI. Days are counted in UTC here."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from drills import chart, cli
-from drills.history import History
+from drills import cli
+from drills.store.history import History
+from drills.views import chart
 from tests.conftest import CATALOG
 
 runner = CliRunner()

@@ -24,10 +24,10 @@ from typer.testing import CliRunner, Result
 
 from drills import cli
 from drills.cli import app
-from drills.history import History
-from drills.paths import history_path
-from drills.render import SPARKS
-from drills.stubs import stub_for
+from drills.loop.stubs import stub_for
+from drills.store.history import History
+from drills.store.paths import history_path
+from drills.views.render import SPARKS
 from tests.conftest import CATALOG, REFERENCE, ROOT
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from drills.stubs import find_functions, stub_for
+from drills.loop.stubs import find_functions, stub_for
 from grader import contract as c
 from tests.conftest import CATALOG, REFERENCE, ROOT
 

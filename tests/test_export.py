@@ -1,4 +1,4 @@
-"""``drill export`` and ``drill import`` (drills/export.py): the round trip through both formats, with
+"""``drill export`` and ``drill import`` (drills/store/export.py): the round trip through both formats, with
 and without the sources, no duplicates on a second import, and one-line refusals of bad files."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from drills import cli
-from drills.clock import MockClock
-from drills.export import CSV_FIELDS
-from drills.history import History
-from drills.paths import history_path
+from drills.loop.clock import MockClock
+from drills.store.export import CSV_FIELDS
+from drills.store.history import History
+from drills.store.paths import history_path
 from tests.conftest import CATALOG
 
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""The SQLite history (drills/history.py): timers that survive the terminal, splits, every graded
+"""The SQLite history (drills/store/history.py): timers that survive the terminal, splits, every graded
 source, hints, one attempt at a time, WAL, and a corrupt file moved aside instead of lost."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from drills.history import History, HistoryError, open_history
+from drills.store.history import History, HistoryError, open_history
 
 T0 = 1_800_000_000.0
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from drills import grading
-from drills.catalog import load_catalog
-from drills.grading import Limits, grade, stopped_with_us
-from drills.worker import WarmRunner
+from drills.loop.worker import WarmRunner
+from grader import run as grading
+from grader.catalog import load_catalog
 from grader.oracle import RECORDING
+from grader.run import Limits, grade, stopped_with_us
 from tests.conftest import ROOT, count_tests
 from tests.test_robustness import SOURCE, in_unbroadcast
 

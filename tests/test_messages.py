@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from drills.grading import grade
 from grader.compare import compare
+from grader.run import grade
 from tests.conftest import CATALOG, REFERENCE
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")

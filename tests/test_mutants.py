@@ -2,7 +2,7 @@
 
 import pytest
 
-from drills.grading import grade
+from grader.run import grade
 from tests.conftest import CATALOG, REFERENCE
 from tests.mutants import MUTANTS
 

@@ -1,4 +1,4 @@
-"""Review cards (drills/reviews.toml, drills/reviews.py): one per core target and for full, shown after a
+"""Review cards (drills/views/reviews.toml, drills/views/reviews.py): one per core target and for full, shown after a
 pass with the scoreboard and by ``drill review TARGET``."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
-from drills import cli, reviews, session
-from drills.grading import GradeResult, TargetResult
+from drills import cli
+from drills.loop import session
+from drills.views import reviews
+from grader.run import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE
 
 runner = CliRunner()
@@ -42,7 +44,7 @@ def said(result) -> str:
 @pytest.mark.parametrize("target", [*CATALOG.ids, "full"])
 def test_every_core_target_and_full_has_a_card(target):
     card = reviews.review_for(target)
-    assert card is not None, f"drills/reviews.toml has no card for {target}"
+    assert card is not None, f"drills/views/reviews.toml has no card for {target}"
     assert card.target == target and card.formula.strip()
     assert len(card.classic_bugs) >= 3 and len(card.interviewer_next) >= 3
     assert all(item.strip() for item in (*card.classic_bugs, *card.interviewer_next))

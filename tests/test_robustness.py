@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from drills.stubs import stub_for
+from drills.loop.stubs import stub_for
 from tests.conftest import REFERENCE, ROOT, count_tests
 
 N = count_tests("unbroadcast")

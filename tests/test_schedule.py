@@ -1,4 +1,4 @@
-"""Spaced repetition (drills/schedule.py): ratings, the cards replayed from the history, the queue, and
+"""Spaced repetition (drills/store/schedule.py): ratings, the cards replayed from the history, the queue, and
 ``drill next`` / ``drill list`` through the CLI, ending with a simulated week of practice.
 
 Attempts are recorded straight into the history, or through the CLI with a stand-in grader (every
@@ -18,9 +18,11 @@ from fsrs import Card, Rating, Scheduler
 from rich.console import Console
 from typer.testing import CliRunner
 
-from drills import cli, schedule, session
-from drills.grading import GradeResult, TargetResult
-from drills.history import History
+from drills import cli
+from drills.loop import session
+from drills.store import schedule
+from drills.store.history import History
+from grader.run import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE, ROOT
 
 runner = CliRunner()

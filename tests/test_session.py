@@ -1,4 +1,4 @@
-"""The drill loop's logic (drills/session.py) over a real history and a MockClock.
+"""The drill loop's logic (drills/loop/session.py) over a real history and a MockClock.
 
 Most tests grade with a stand-in for the grader (``fake_grading``) so that the logic is checked
 exactly and fast; the tests marked "real grading" run the oracle suite on the reference itself.
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from drills import session
-from drills.catalog import UnknownTarget
-from drills.clock import MockClock
-from drills.grading import GradeResult, TargetResult
-from drills.history import History
-from drills.render import SPARKS, delta, passed_line, sparkline
-from drills.stubs import stub_for
+from drills.loop import session
+from drills.loop.clock import MockClock
+from drills.loop.stubs import stub_for
+from drills.store.history import History
+from drills.views.render import SPARKS, delta, passed_line, sparkline
+from grader.catalog import UnknownTarget
+from grader.run import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE
 
 REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -654,8 +654,8 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
 
 
 def test_the_schedule_follows_the_drills_finished(history, clock, workspace, fake_grading):
-    """Attempts finished through the drill loop are the reviews drills/schedule.py chooses from."""
-    from drills.schedule import choose
+    """Attempts finished through the drill loop are the reviews drills/store/schedule.py chooses from."""
+    from drills.store.schedule import choose
 
     assert choose(history, clock()).target == "unbroadcast"  # nothing drilled: the first in the catalog
     finish_attempt(history, clock, workspace, "unbroadcast", 100)  # under half of 5:00: Easy

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from drills.grading import grade
-from drills.stubs import blank, find_functions, stub_for
+from drills.loop.stubs import blank, find_functions, stub_for
+from grader.run import grade
 from tests.conftest import CATALOG, REFERENCE
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text()))

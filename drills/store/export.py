@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from drills.catalog import load_catalog
-from drills.history import Attempt, History
+from drills.store.history import Attempt, History
+from grader.catalog import load_catalog
 
 VERSION = 1
 FORMATS = ("csv", "json")

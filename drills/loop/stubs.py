@@ -14,7 +14,9 @@ import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "engine.py"
+from reference import ENGINE
+
+REFERENCE = ENGINE
 
 
 def find_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:

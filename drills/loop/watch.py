@@ -15,12 +15,12 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from drills.catalog import format_time
-from drills.clock import Clock
-from drills.history import Attempt, History
-from drills.paths import display
-from drills.session import Checked, DrillError, check, require_active, target_time, targets_of
-from drills.worker import warm_runner
+from drills.loop.clock import Clock
+from drills.loop.session import Checked, DrillError, check, require_active, target_time, targets_of
+from drills.loop.worker import warm_runner
+from drills.store.history import Attempt, History
+from drills.store.paths import display
+from grader.catalog import format_time
 
 
 def summary(message: str) -> str:

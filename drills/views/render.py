@@ -9,14 +9,14 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drills.catalog import Catalog, Target, format_time
+from grader.catalog import Catalog, Target, format_time
 
 if TYPE_CHECKING:
-    from drills.chart import Streak
-    from drills.grading import GradeResult, TargetResult
-    from drills.reviews import ReviewCard
-    from drills.schedule import TargetCard
-    from drills.session import Checked, Comparison, Hints, Scoreboard, TargetStats
+    from drills.loop.session import Checked, Comparison, Hints, Scoreboard, TargetStats
+    from drills.store.schedule import TargetCard
+    from drills.views.chart import Streak
+    from drills.views.reviews import ReviewCard
+    from grader.run import GradeResult, TargetResult
 
 SPARKS = "▁▂▃▄▅▆▇█"
 

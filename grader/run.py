@@ -32,9 +32,9 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
-from drills.catalog import Target
+from grader.catalog import Target
 
-GRADER = Path(__file__).resolve().parents[1] / "grader"
+GRADER = Path(__file__).resolve().parent
 
 
 class GradeError(RuntimeError):
@@ -178,7 +178,7 @@ def pytest_args(
 
 PARENT_ENV = "DRILL_GRADING_PARENT"
 """Tells a grading child (and the warm worker) which process started it: when that process is
-gone, the child ends itself and its process group (grader/conftest.py, drills/worker.py)."""
+gone, the child ends itself and its process group (grader/conftest.py, drills/loop/worker.py)."""
 
 
 def grading_env() -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 HOME_ENV = "DRILL_HOME"
 WORKSPACE_ENV = "DRILL_WORKSPACE"
 

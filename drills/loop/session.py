@@ -1,5 +1,5 @@
 """The drill loop's logic: start, check, pause, hints, give up, compare. Functions over the history
-that return data; the CLI prints it (drills/render.py)."""
+that return data; the CLI prints it (drills/views/render.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.catalog import Target, format_time, load_catalog
-from drills.clock import Clock
-from drills.grading import GradeError, GradeResult, Runner, grade, run_in_subprocess
-from drills.history import Attempt, History
-from drills.paths import atomic_write, display
-from drills.stubs import REFERENCE, find_functions, stub_for
+from drills.loop.clock import Clock
+from drills.loop.stubs import REFERENCE, find_functions, stub_for
+from drills.store.history import Attempt, History
+from drills.store.paths import atomic_write, display
+from grader.catalog import Target, format_time, load_catalog
+from grader.run import GradeError, GradeResult, Runner, grade, run_in_subprocess
 
 FULL = "full"
 

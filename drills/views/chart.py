@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from drills.catalog import format_time, load_catalog
-from drills.history import Attempt, History
-from drills.session import FULL, segments
+from drills.loop.session import FULL, segments
+from drills.store.history import Attempt, History
+from grader.catalog import format_time, load_catalog
 
 COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
 """256-colour codes, one per target in catalog order (the same target, the same colour, in every chart)."""

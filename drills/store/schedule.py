@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
-from drills.catalog import load_catalog
-from drills.history import Attempt, History
+from drills.store.history import Attempt, History
+from grader.catalog import load_catalog
 
 if TYPE_CHECKING:
     from fsrs import Rating, Scheduler
