@@ -60,7 +60,7 @@ def main() -> None:
     from drills.loop.clock import MockClock
     from drills.loop.stubs import stub_for
     from grader.catalog import format_time, load_catalog
-    from grader.run import GradeResult, TargetResult
+    from grader.verdict import GradeResult, TargetResult
 
     clock = MockClock(MONDAY.timestamp())
     cli.CLOCK, cli.TZ = clock, UTC
@@ -79,7 +79,7 @@ def main() -> None:
                 results.append(TargetResult(target.id, 5, len(blank), ()))
             return GradeResult(label or str(file), tuple(results), 0.01)
 
-        session.grade = stand_in
+        session.grade_file = stand_in
     runner = CliRunner()
 
     def drill(*argv: str) -> str:
@@ -104,7 +104,7 @@ def main() -> None:
             chosen = re.search(r"drill next chose (\S+?): (.*?)\. Wrote", said)
             assert chosen, said
             target, why = chosen.group(1), chosen.group(2)
-            limit = session.target_time(target)
+            limit = load_catalog().target_time(target)
             share = skill.get(target, 1.0) * noise.uniform(0.9, 1.1)
             if share > 1.5:
                 clock.advance(1.2 * limit)

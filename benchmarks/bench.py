@@ -146,7 +146,8 @@ def bench_runners(saves: int, pause: float = 1.5) -> dict[str, list[float]]:
     sys.path.insert(0, str(ROOT))
     from drills.loop.worker import SpawnRunner, WarmRunner
     from grader.catalog import load_catalog
-    from grader.run import grade, run_in_subprocess
+    from grader.process import run_in_subprocess
+    from grader.run import grade_file
 
     targets = [load_catalog().get("unbroadcast")]
     fork, spawn = WarmRunner(), SpawnRunner()
@@ -155,15 +156,15 @@ def bench_runners(saves: int, pause: float = 1.5) -> dict[str, list[float]]:
         def once() -> float:
             time.sleep(pause)
             start = time.perf_counter()
-            result = grade(REFERENCE, targets, runner=runner)
+            result = grade_file(REFERENCE, targets, runner=runner)
             assert result.passed
             return time.perf_counter() - start
 
         return once
 
     try:
-        grade(REFERENCE, targets, runner=fork)  # both warm before the first measure
-        grade(REFERENCE, targets, runner=spawn)
+        grade_file(REFERENCE, targets, runner=fork)  # both warm before the first measure
+        grade_file(REFERENCE, targets, runner=spawn)
         return interleaved(saves, fork=measure(fork), spawn=measure(spawn), fresh=measure(run_in_subprocess))
     finally:
         fork.close()

@@ -15,11 +15,12 @@ from rich.markup import escape
 from rich.text import Text
 
 from drills.loop import clock as clocks
-from grader.catalog import Target, UnknownTarget, format_time, load_catalog
+from grader.catalog import FULL, Target, UnknownTarget, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
 
+    from drills.loop.session import Checked
     from drills.store.history import History
 
 app = typer.Typer(
@@ -34,9 +35,7 @@ CLOCK: clocks.Clock = clocks.system_clock
 TZ: tzinfo | None = None
 """The time zone of calendar days (streaks, chart axes): None is the local one; tests set UTC."""
 
-TargetArg = Annotated[
-    str, typer.Argument(help="A target id: unbroadcast, backward, arith, unary, softmax, cross-entropy.")
-]
+TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -69,31 +68,19 @@ def history() -> Iterator[History]:
         store.close()
 
 
-def resolve_targets(ids: list[str] | None) -> list[Target]:
-    """The targets named (in catalog order); none, or 'full', is the six core targets."""
-    catalog = load_catalog()
-    if not ids:
-        return list(catalog.targets)
-    chosen = set()
-    for target_id in ids:
-        if target_id == "full":
-            chosen.update(t.id for t in catalog.targets)
-            continue
-        try:
-            chosen.add(catalog.get(target_id.replace("_", "-")).id)
-        except UnknownTarget as exc:
-            raise fail(str(exc)) from None
-    return [t for t in catalog.every if t.id in chosen]
-
-
-def check_target(target_id: str) -> str:
-    """A valid attempt target ('full' or a catalog id), or a did-you-mean error."""
-    if target_id == "full":
-        return target_id
+def resolve(typed: str) -> str:
+    """The drill id a user typed ('full' or a catalog id), or a did-you-mean error."""
     try:
-        return load_catalog().get(target_id.replace("_", "-")).id
+        return load_catalog().resolve(typed)
     except UnknownTarget as exc:
         raise fail(str(exc)) from None
+
+
+def resolve_targets(typed: list[str] | None) -> list[Target]:
+    """The targets named (in catalog order); none, or 'full', is the core targets."""
+    catalog = load_catalog()
+    chosen = {t.id for typed_id in typed or [FULL] for t in catalog.drilled(resolve(typed_id))}
+    return [t for t in catalog.every if t.id in chosen]
 
 
 # ---------------------------------------------------------------------------- overview
@@ -119,29 +106,24 @@ def show_overview() -> None:
 @app.command("list")
 def list_targets() -> None:
     """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
-    from drills.loop.session import describe_active, finished_attempts, personal_best
+    from drills.loop.session import describe_active
+    from drills.store.records import drill_records
     from drills.store.schedule import queue
     from drills.views.render import catalog_table, due_in, next_step, reason
 
-    catalog = load_catalog()
     with history() as store:
-        records = {}
-        for target_id in [*catalog.all_ids, "full"]:
-            done = finished_attempts(store, target_id)
-            last = "-" if not done else format_time(done[-1].time) if done[-1].time is not None else "gave up"
-            records[target_id] = (personal_best(store, target_id), last, len(done))
         now = CLOCK()
         cards = queue(store, now)  # spaced repetition: the first is the one to drill now
-        out.print(catalog_table(catalog, records, {c.target: due_in(c.due - now) for c in cards}))
+        out.print(catalog_table(load_catalog(), drill_records(store), {c.target: due_in(c.due - now) for c in cards}))
         out.print()
         active = store.active()
-        if active is not None:
-            said = describe_active(active, CLOCK())
-            out.print(Text(f" {said[0].upper()}{said[1:]}."))
-            out.print(next_step("drill watch", "(or drill status, drill check)"))
-        else:
-            chosen = cards[0]
-            out.print(next_step(f"drill start {chosen.target}", f"{reason(chosen, now)}   (or: drill next --start)"))
+    if active is not None:
+        said = describe_active(active, now)
+        out.print(Text(f" {said[0].upper()}{said[1:]}."))
+        out.print(next_step("drill watch", "(or drill status, drill check)"))
+    else:
+        chosen = cards[0]
+        out.print(next_step(f"drill start {chosen.target}", f"{reason(chosen, now)}   (or: drill next --start)"))
 
 
 # ---------------------------------------------------------------------------- start
@@ -158,25 +140,13 @@ def start(
 ) -> None:
     """Write the stub of TARGET (its functions blanked) and start the timer. TARGET may be 'full'."""
     from drills.loop.session import start as start_attempt
-    from drills.store.paths import default_workspace, display
+    from drills.store.paths import default_workspace
+    from drills.views.lines import started_view
 
-    target = check_target(target)
+    target = resolve(target)
     with history() as store:
         started = start_attempt(store, target, workspace or default_workspace(), CLOCK)
-    path = display(started.path)
-    symbols = list(started.symbols)
-    listed = symbols[0] if len(symbols) == 1 else ", ".join(symbols[:-1]) + " and " + symbols[-1]
-    if len(symbols) > 6:
-        listed = f"all {len(symbols)} functions of the engine"
-    verb = "is" if len(symbols) == 1 else "are"
-    out.print(f" Wrote [bold]{escape(path)}[/]: {listed} {verb} blank; everything else is the reference.")
-    if started.archived:
-        out.print(f" Your previous file was archived to {escape(display(started.archived))}.")
-    best = "none yet" if started.best is None else format_time(started.best)
-    out.print(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best: {best}.")
-    if target == "full":
-        out.print(" Each target gets its own split when it first passes, like a speedrun timer.")
-    out.print(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
+    out.print(started_view(started))
     if edit:
         import shlex
         import subprocess
@@ -194,44 +164,22 @@ def full(
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
 ) -> None:
     """The 45-minute drill: every target blank at once, one split per target."""
-    start("full", workspace=workspace, edit=edit)
+    start(FULL, workspace=workspace, edit=edit)
 
 
 # ---------------------------------------------------------------------------- grading in a drill
 
 
-def _show_check(store: History, checked: object) -> None:
-    from drills.loop.session import Checked
-    from drills.loop.session import scoreboard as make_scoreboard
+def show_finish(store: History, checked: Checked, report: bool = True) -> None:
+    """An attempt that just passed: the scoreboard, its review card, and what comes next."""
+    from drills.store.records import scoreboard
     from drills.store.schedule import choose
-    from drills.views.render import grade_report, next_step, passed_line, reason, review_card, scoreboard
+    from drills.views.report import finish_view
     from drills.views.reviews import review_for
 
-    assert isinstance(checked, Checked)
-    out.print(grade_report(checked.result))
-    for target in checked.newly_passed:
-        if not checked.finished:
-            out.print(Text(f" ✓ {target} passed at {format_time(checked.elapsed)}", style="green"))
-    if checked.finished:
-        board = make_scoreboard(store, checked.attempt)
-        out.print(passed_line(checked, board))
-        out.print(scoreboard(board))
-        target = checked.attempt.target
-        card = review_for(target)
-        if card is not None:
-            out.print(review_card(card))
-        compare = target if target != "full" else load_catalog().ids[0]
-        out.print(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
-        chosen = choose(store, CLOCK())
-        out.print(Text(f" Next due: {chosen.target} ({reason(chosen, CLOCK())}); drill next --start", style="dim"))
-    else:
-        out.print(
-            Text(
-                f" Clock: {format_time(checked.attempt.elapsed(CLOCK()))}. Fix the first failure above, save, and check again "
-                "(drill watch does it on every save).",
-                style="dim",
-            )
-        )
+    now = CLOCK()
+    board, chosen = scoreboard(store, checked.attempt), choose(store, now)
+    out.print(finish_view(checked, board, review_for(checked.attempt.target), chosen, now, report))
 
 
 @app.command()
@@ -240,10 +188,14 @@ def check(
 ) -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
     from drills.loop.session import check as check_attempt
+    from drills.views.report import check_view
 
     with history() as store:
         checked = check_attempt(store, CLOCK, oracle=oracle)
-        _show_check(store, checked)
+        if checked.finished:
+            show_finish(store, checked)
+        else:
+            out.print(check_view(checked, CLOCK()))
     raise typer.Exit(0 if checked.finished else 1)
 
 
@@ -252,84 +204,100 @@ def watch(
     oracle: Annotated[str, typer.Option(hidden=True)] = "auto",
 ) -> None:
     """Re-grade on every save, with a live timer per target; exits with the scoreboard when all pass."""
-    from drills.loop.watch import run_watch
+    from rich.live import Live
+
+    from drills.loop.watch import watch as watch_saves
+    from drills.store.paths import display
+    from drills.views.lines import stopped_watching
+    from drills.views.report import watch_screen
 
     with history() as store:
-        code = run_watch(store, CLOCK, out, oracle=oracle, show_finish=_show_check)
-    raise typer.Exit(code)
+        live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
+        state = None
+        try:
+            if live is None:
+                file = display(store.active().file) if store.active() else ""
+                out.print(Text(f" watching {file}: grading on every save (Ctrl-C stops watching, not the clock)", style="dim"))
+            else:
+                live.start()
+            for state in watch_saves(store, CLOCK, oracle=oracle):
+                if live is not None:
+                    live.update(watch_screen(state, CLOCK()), refresh=True)
+                elif state.graded:
+                    out.print(watch_screen(state, CLOCK()))
+        except KeyboardInterrupt:
+            if live is not None:
+                live.stop()
+                live = None
+            attempt = state.attempt if state is not None else store.active()
+            if attempt is not None:
+                out.print(stopped_watching(store.get(attempt.id), CLOCK()))
+            raise typer.Exit(0) from None
+        finally:
+            if live is not None:
+                live.stop()
+        assert state is not None
+        if state.ended == "passed" and state.checked is not None:
+            show_finish(store, state.checked, report=False)
+            raise typer.Exit(0)
+        out.print(f" The attempt at {state.attempt.target} {state.ended}.")
+    raise typer.Exit(1)
 
 
 @app.command()
 def status() -> None:
     """The attempt in progress: its clock, and each target's state."""
-    from drills.loop.session import require_active, status_lines, target_time
-    from drills.store.paths import display
-    from drills.views.render import next_step
+    from drills.loop.session import latest_result, require_active, target_states
+    from drills.views.report import status_view
 
     with history() as store:
         attempt = require_active(store)
-        elapsed = attempt.elapsed(CLOCK())
-        state = " (paused)" if attempt.paused else ""
-        out.print(
-            f" [bold]{attempt.target}[/]  {format_time(elapsed)}{state}  target {format_time(target_time(attempt.target))}"
-            f"   {escape(display(attempt.file))}"
-        )
-        for target, state_name, detail in status_lines(store, attempt):
-            mark = {"passed": "[green]✓[/]", "failing": "[red]✗[/]"}.get(state_name, "·")
-            out.print(f"   {mark} {target:<14} {state_name:<11} {escape(detail)}", highlight=False)
-        out.print(next_step("drill resume" if attempt.paused else "drill watch"))
+        states = target_states(attempt, latest_result(store, attempt))
+    out.print(status_view(attempt, states, CLOCK()))
 
 
 @app.command()
 def pause() -> None:
     """Stop the clock of the attempt in progress."""
     from drills.loop.session import pause as pause_attempt
+    from drills.views.lines import paused_line
 
     with history() as store:
         attempt = pause_attempt(store, CLOCK)
-    out.print(
-        f" Paused {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}. [bold cyan]drill resume[/] restarts the clock."
-    )
+    out.print(paused_line(attempt, CLOCK()))
 
 
 @app.command()
 def resume() -> None:
     """Restart the clock of a paused attempt."""
     from drills.loop.session import resume as resume_attempt
+    from drills.views.lines import resumed_line
 
     with history() as store:
         attempt = resume_attempt(store, CLOCK)
-    out.print(
-        f" Resumed {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}. [bold cyan]drill watch[/] grades on save."
-    )
+    out.print(resumed_line(attempt, CLOCK()))
 
 
 @app.command()
 def abandon() -> None:
     """End the attempt in progress without a verdict; your file is archived, never deleted."""
     from drills.loop.session import abandon as abandon_attempt
-    from drills.store.paths import display
+    from drills.views.lines import abandoned_view
 
     with history() as store:
         attempt = abandon_attempt(store, CLOCK)
-    where = f" Your file is archived at {escape(display(Path(attempt.archive)))}." if attempt.archive else ""
-    out.print(f" Abandoned {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}.{where}")
-    out.print(f" Start again: [bold cyan]drill start {attempt.target}[/]")
+    out.print(abandoned_view(attempt, CLOCK()))
 
 
 @app.command("give-up")
 def give_up() -> None:
     """End the attempt as not finished; then drill diff shows the reference."""
     from drills.loop.session import give_up as give_up_attempt
+    from drills.views.lines import gave_up_view
 
     with history() as store:
         attempt = give_up_attempt(store, CLOCK)
-    out.print(
-        f" Gave up {attempt.target} at {format_time(attempt.elapsed(CLOCK()))}; it counts as an attempt, not a time."
-    )
-    out.print(
-        f" Compare with the reference: [bold cyan]drill diff {'' if attempt.target == 'full' else attempt.target}[/]".rstrip()
-    )
+    out.print(gave_up_view(attempt, CLOCK()))
 
 
 @app.command()
@@ -341,7 +309,7 @@ def hint(
     from drills.views.render import hints_view
 
     with history() as store:
-        out.print(hints_view(next_hint(store, check_target(target) if target else None)))
+        out.print(hints_view(next_hint(store, resolve(target) if target else None)))
 
 
 @app.command()
@@ -352,11 +320,11 @@ def diff(
     ] = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
-    from drills.loop.session import compare
+    from drills.loop.diff import compare
     from drills.views.render import comparison
 
     with history() as store:
-        out.print(comparison(compare(store, check_target(target) if target else None, peek)))
+        out.print(comparison(compare(store, resolve(target) if target else None, peek)))
 
 
 @app.command()
@@ -367,13 +335,13 @@ def stats(
     ] = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
-    from drills.loop.session import stats as target_stats
+    from drills.store.records import stats as target_stats
     from drills.views.render import stats_table
 
     if plot:
         chart(target)
         return
-    ids = [check_target(target)] if target else [*load_catalog().all_ids, "full"]
+    ids = [resolve(target)] if target else list(load_catalog().drill_ids)
     with history() as store:
         out.print(stats_table([target_stats(store, i) for i in ids]))
 
@@ -386,24 +354,24 @@ def chart(
     ] = None,
 ) -> None:
     """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
-    from drills.views.chart import draw, progress
-    from drills.views.render import next_step, streak_line
+    from drills.store.progress import progress
+    from drills.views.chart import draw
+    from drills.views.render import next_step, streak_line, sum_of_best_line
 
-    target = check_target(target) if target else None
+    target = resolve(target) if target else None
     with history() as store:
         data = progress(store, CLOCK(), TZ)
-    has = data.full if target == "full" else [s for s in data.series if target in (None, s.target)]
+    has = data.full if target == FULL else [s for s in data.series if target in (None, s.target)]
     if not has:
         what = "anything" if target is None else target
         out.print(f" Nothing to chart yet: you have not finished {what} (a pass or a give-up).")
         out.print(next_step(f"drill start {target}" if target else "drill next --start"))
         return
     width = max(40, min(out.size.width, 120))
-    height = max(12, min(out.size.height - 4, 30)) * (2 if target == "full" else 1)
+    height = max(12, min(out.size.height - 4, 30)) * (2 if target == FULL else 1)
     out.print(Text.from_ansi(draw(data, target, width, height)), no_wrap=True, crop=False)
-    if target == "full":
-        sob = "-" if data.sum_of_best is None else format_time(data.sum_of_best)
-        out.print(Text(f" Sum of best splits: {sob}  (every core target's best split of the full drill, added up)"))
+    if target == FULL:
+        out.print(sum_of_best_line(data.sum_of_best))
     out.print(streak_line(data.streak))
 
 
@@ -440,12 +408,13 @@ def next_target(
 @app.command()
 def review(target: TargetArg) -> None:
     """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
-    from drills.loop.session import finished_attempts, personal_best
+    from drills.store.records import finished_attempts, personal_best
     from drills.store.schedule import deck
-    from drills.views.render import due_in, next_step, review_card
+    from drills.views.lines import yours_line
+    from drills.views.render import review_card
     from drills.views.reviews import review_for
 
-    target = check_target(target)
+    target = resolve(target)
     card = review_for(target)
     if card is None:
         out.print(f" No card yet for {target}. Its hints:  drill hint {target}")
@@ -455,9 +424,7 @@ def review(target: TargetArg) -> None:
         now = CLOCK()
         best, done = personal_best(store, target), len(finished_attempts(store, target))
         slot = next(c for c in deck(store, now) if c.target == target)
-    plural = "s" if done != 1 else ""
-    mine = "never drilled" if not done else f"{done} attempt{plural}, best {format_time(best) if best else '-'}"
-    out.print(next_step(f"drill start {target}", f"yours: {mine}; due {due_in(slot.due - now)}"))
+    out.print(yours_line(target, done, best, slot.due - now))
 
 
 @app.command("export")
@@ -476,7 +443,8 @@ def export_history(
     import sys
 
     from drills.store.export import ExportError, export
-    from drills.store.paths import atomic_write, display
+    from drills.store.paths import atomic_write
+    from drills.views.lines import exported_line
 
     with history() as store:
         try:
@@ -490,7 +458,7 @@ def export_history(
         atomic_write(output, exported.text)
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
-    out.print(f" Wrote {exported.attempts} attempts ({exported.splits} splits) to [bold]{escape(display(output))}[/].")
+    out.print(exported_line(exported, output))
 
 
 @app.command("import")
@@ -505,7 +473,7 @@ def import_history(
     import sys
 
     from drills.store.export import ExportError, parse, restore
-    from drills.views.render import next_step
+    from drills.views.lines import imported_view
 
     try:
         text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
@@ -521,12 +489,7 @@ def import_history(
         raise fail(f"{file}: {exc}") from None
     with history() as store:
         done = restore(store, records)
-    line = f" Imported {done.added} attempts ({done.splits} splits"
-    line += f", {done.submissions} graded versions)" if done.submissions else ")"
-    if done.skipped:
-        line += f"; {done.skipped} already in your history were skipped"
-    out.print(line + ".")
-    out.print(next_step("drill stats", "(or drill chart, drill next)"))
+    out.print(imported_view(done))
 
 
 # ---------------------------------------------------------------------------- grade any file
@@ -542,8 +505,8 @@ def grade(
         typer.Option(
             "--target",
             "-t",
-            help="Grade only this target (repeatable); 'full': the six core targets. "
-            "Default: the six core targets; a follow-up only when named.",
+            help="Grade only this target (repeatable); 'full': the core targets. "
+            "Default: the core targets; a follow-up only when named.",
         ),
     ] = None,
     as_json: Annotated[
@@ -562,15 +525,15 @@ def grade(
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
 
-    By default the six core targets are graded: unbroadcast, backward, arith, unary, softmax and cross-entropy (--target full, the same). The follow-ups (max, cotangent, gradcheck, free-memory, forward-mode) are graded only when named with --target.
+    By default the core targets are graded: CORE (--target full, the same). The follow-ups (FOLLOW_UPS) are graded only when named with --target.
 
     The API an engine file must follow, and the JSON of --json, are described in docs/contract.md of the repository.
 
     Exit status: 0 all graded targets passed, 1 some failed, 2 bad usage or unreadable file.
     """
-    from drills.views.render import grade_report
-    from grader.run import GradeError
-    from grader.run import grade as run_grade
+    from drills.views.report import grade_report
+    from grader.run import grade_file
+    from grader.verdict import GradeError
 
     targets = resolve_targets(target)
     if not file.exists():
@@ -583,7 +546,7 @@ def grade(
     except OSError as exc:
         raise fail(f"cannot read {file}: {exc.strerror}") from None
     try:
-        result = run_grade(file, targets, oracle=oracle)
+        result = grade_file(file, targets, oracle=oracle)
     except GradeError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -591,6 +554,17 @@ def grade(
     else:
         out.print(grade_report(result))
     raise typer.Exit(0 if result.passed else 1)
+
+
+def _catalog_in_help() -> None:
+    """The help of ``drill grade`` names the targets of the catalog, whatever they are."""
+    catalog = load_catalog()
+    core = ", ".join(catalog.ids[:-1]) + " and " + catalog.ids[-1]
+    follow_ups = ", ".join(t.id for t in catalog.extensions)
+    grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)
+
+
+_catalog_in_help()
 
 
 # The commands run most often, with no arguments to parse, answer without building the typer app:

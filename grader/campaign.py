@@ -69,7 +69,9 @@ from typing import TypeVar
 
 from drills.loop.stubs import find_functions
 from grader.catalog import Catalog, UnknownTarget, load_catalog
-from grader.run import GRADER, GradeError, Limits, Runner, TargetResult, grade, grading_env, run_in_subprocess
+from grader.process import GRADER, Runner, grading_env, run_in_subprocess
+from grader.run import Limits, grade_file
+from grader.verdict import GradeError, TargetResult
 from reference import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -581,10 +583,10 @@ def grade_mutant(mutant: Mutant, runner: Runner, catalog: Catalog, workdir: Path
         path.write_text(mutant.source, encoding="utf-8")
         targets = [catalog.get(t) for t in mutant.targets]
         try:
-            result = grade(path, targets, label=mutant.id, runner=runner, limits=LIMITS)
+            result = grade_file(path, targets, label=mutant.id, runner=runner, limits=LIMITS)
             if any(_timed_out(result.get(t.id)) for t in targets):
                 # Killed by the clock alone: make sure it is the mutant that hangs, not a loaded machine.
-                result = grade(path, targets, label=mutant.id, runner=runner, limits=Limits())
+                result = grade_file(path, targets, label=mutant.id, runner=runner, limits=Limits())
         except GradeError as exc:  # no verdict at all: the user would be told the file cannot be graded
             return Outcome(mutant, mutant.targets, f"no verdict: {exc}", time.perf_counter() - start)
     killed_by = tuple(t.id for t in targets if not result.get(t.id).passed)
@@ -955,7 +957,7 @@ def _baseline(catalog: Catalog, targets: Sequence[str], text: str) -> list[str]:
         with tempfile.TemporaryDirectory(prefix="drill-campaign-") as tmp:
             path = Path(tmp) / "engine.py"
             path.write_text(text, encoding="utf-8")
-            result = grade(path, [catalog.get(t) for t in targets], runner=runner, limits=Limits())
+            result = grade_file(path, [catalog.get(t) for t in targets], runner=runner, limits=Limits())
     finally:
         close()
     return [t for t in targets if not result.get(t).passed]

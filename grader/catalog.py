@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 
 CATALOG_FILE = Path(__file__).with_name("catalog.toml")
+FULL = "full"
+"""The id of the full drill: every core target blank at once, one split per target."""
 
 
 def parse_time(text: str) -> int:
@@ -72,12 +74,36 @@ class Catalog:
     def all_ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.every)
 
+    @property
+    def drill_ids(self) -> tuple[str, ...]:
+        """Everything ``drill start`` takes, in the one order the tool lists them: the core targets,
+        ``full``, then the follow-ups."""
+        return (*self.ids, FULL, *(t.id for t in self.extensions))
+
     def get(self, target_id: str) -> Target:
         """The target with this id; a KeyError that suggests the closest id otherwise."""
         for target in self.every:
             if target.id == target_id:
                 return target
-        raise UnknownTarget(target_id, (*self.all_ids, "full"))
+        raise UnknownTarget(target_id, self.drill_ids)
+
+    def resolve(self, typed: str) -> str:
+        """The drill id a user typed (``full``, or a target id, ``_`` for ``-`` allowed); an
+        UnknownTarget that suggests the closest id otherwise."""
+        return FULL if typed == FULL else self.get(typed.replace("_", "-")).id
+
+    def drilled(self, drill_id: str) -> tuple[Target, ...]:
+        """The targets a drill blanks: one, or every core target for ``full``."""
+        return self.targets if drill_id == FULL else (self.get(drill_id),)
+
+    def target_time(self, drill_id: str) -> int:
+        """Seconds to beat in the drill ``drill_id`` (``full`` included)."""
+        return self.full_time if drill_id == FULL else self.get(drill_id).target_time
+
+    def top_level_names(self, core_only: bool = True) -> tuple[str, ...]:
+        """The names a solution file defines (``unbroadcast``, ``Tensor``, ...), in catalog order."""
+        names = [s.split(".")[0] for t in (self.targets if core_only else self.every) for s in t.symbols]
+        return tuple(dict.fromkeys(names))
 
     def owner(self, symbol: str) -> Target | None:
         """The target whose stub blanks ``symbol`` (``"Tensor.__add__"``), if any."""

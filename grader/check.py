@@ -27,12 +27,49 @@ from reference import ENGINE
 
 
 class GradeFailure(AssertionError):
-    """A verdict on the user's code, with a message written for the user."""
+    """A verdict on the user's code, written for the user, and kept in parts: the grader's report
+    carries them as a structured record, so nothing downstream re-splits the text.
 
-    def __init__(self, message: str, timed_out: bool = False) -> None:
-        super().__init__(message)
+    The message reads ``{symbol} [{case}]: {text}``, then the user's lines (``location``), the
+    ``hint`` and any ``notes``, one per line. A failure of the whole file (it cannot be imported)
+    has no symbol and no case.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        symbol: str | None = None,
+        case: str | None = None,
+        hint: str | None = None,
+        location: Sequence[str] = (),
+        notes: Sequence[str] = (),
+        timed_out: bool = False,
+    ) -> None:
+        self.text, self.symbol, self.case, self.hint = text, symbol, case, hint
+        self.location, self.notes = tuple(location), tuple(notes)
         self.timed_out = timed_out
         """The user's code ran past the time limit: its target's other tests are not run."""
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        head = self.text if self.symbol is None else f"{self.symbol} [{self.case}]: {self.text}"
+        lines = [head, *(f"  {where}" for where in self.location)]
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def record(self) -> dict[str, Any]:
+        """The parts, as the grader's report carries them (grader/run.py reads them into a Failure)."""
+        return {
+            "symbol": self.symbol,
+            "case": self.case,
+            "text": self.text,
+            "hint": self.hint,
+            "location": list(self.location),
+            "notes": list(self.notes),
+        }
 
 
 class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
@@ -90,7 +127,9 @@ class Blame:
                     return self.symbol_of(caller.f_code.co_qualname), strangers[0]
         return None
 
-    def describe(self, exc: BaseException, symbol: str) -> str:
+    def describe(self, exc: BaseException, symbol: str) -> tuple[str, list[str]]:
+        """What an exception raised in the user's code says: the verdict's text, and the user's lines it
+        went through (``engine.py:12 in Tensor.__mul__: ...``), the last ones."""
         frames = self.user_frames(exc.__traceback__)
         culprit = self.symbol_of(frames[-1][0]) if frames else symbol
         foreign = self.foreign_child(exc.__traceback__)
@@ -125,11 +164,11 @@ class Blame:
         if isinstance(exc, TestTimeout):
             stopped = f" in {named}" if frames else ""
             text = f"took longer than {exc.limit:g} s and was stopped{stopped}: an infinite loop?"
-        lines = [text]
-        for qualname, lineno, filename in frames[-3:] if not isinstance(exc, RecursionError) else frames[-1:]:
-            source = linecache.getline(filename, lineno).strip()
-            lines.append(f"  {Path(filename).name}:{lineno} in {qualname}: {source}")
-        return "\n".join(lines)
+        location = [
+            f"{Path(filename).name}:{lineno} in {qualname}: {linecache.getline(filename, lineno).strip()}"
+            for qualname, lineno, filename in (frames[-1:] if isinstance(exc, RecursionError) else frames[-3:])
+        ]
+        return text, location
 
 
 # ------------------------------------------------------------------------------ the per-test helper
@@ -149,23 +188,23 @@ class Grading:
     def Tensor(self) -> Any:  # noqa: N802 - the engine's class, under its own name
         return self.impl.Tensor
 
-    def fail(self, symbol: str, text: str, hint: str | None = None) -> GradeFailure:
-        message = f"{symbol} [{self.case}]: {text}"
-        if hint:
-            message += f"\n  hint: {hint}"
-        return GradeFailure(message)
+    def fail(
+        self, symbol: str, text: str, hint: str | None = None, location: Sequence[str] = (), notes: Sequence[str] = ()
+    ) -> GradeFailure:
+        """The verdict of ``symbol`` on this case (to raise)."""
+        return GradeFailure(text, symbol, self.case, hint, location, notes)
 
-    def dependency_notes(self) -> str:
+    def dependency_notes(self) -> list[str]:
         """Probe the targets this test's target needs; name the ones that are wrong too."""
         target = self.blame.target
         if target is None or not target.needs:
-            return ""
+            return []
         symbols = [s for t in target.needs for s in self.blame.catalog.get(t).symbols]
-        notes = ""
+        notes = []
         for symbol, problem in culprits(self.impl, symbols):
             owner = self.blame.catalog.owner(symbol)
             where = f" (target {owner.id})" if owner else ""
-            notes += f"\n  note: {symbol}{where} is wrong too ({problem}): this failure may come from it; fix it first"
+            notes.append(f"{symbol}{where} is wrong too ({problem}): this failure may come from it; fix it first")
         return notes
 
     @contextmanager
@@ -183,7 +222,8 @@ class Grading:
         """What an exception raised in the user's code says, as the verdict of ``symbol``."""
         # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
         quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
-        failure = self.fail(symbol, self.blame.describe(exc, symbol), None if quiet else hint)
+        text, location = self.blame.describe(exc, symbol)
+        failure = self.fail(symbol, text, None if quiet else hint, location)
         failure.timed_out = isinstance(exc, TestTimeout)
         return failure
 
@@ -202,8 +242,8 @@ class Grading:
         oracle = self.oracle.oracle
         problem = compare(name, ours, expected, source, oracle.atol, oracle.rtol)
         if problem is not None:
-            failure = self.fail(symbol, problem, hint or diagnose(name, ours, expected, out_shape, symbol))
-            raise GradeFailure(str(failure) + self.dependency_notes())
+            hint = hint or diagnose(name, ours, expected, out_shape, symbol)
+            raise self.fail(symbol, problem, hint, notes=self.dependency_notes())
 
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
         """A leaf tensor of the user's class; ``symbol`` is the check it is made for."""

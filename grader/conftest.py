@@ -22,7 +22,7 @@ from grader import batch
 from grader.catalog import load_catalog
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
-from grader.run import PARENT_ENV
+from grader.process import PARENT_ENV
 from grader.sandbox import cap_memory, load_solution, time_limit
 from reference import ENGINE
 
@@ -174,12 +174,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return None
     if item.config.getoption("grader_tracebacks"):
         return None
-    return _report(item, call, "failed", _verdict(item, call.excinfo.value))
+    exc = call.excinfo.value
+    record = exc.record() if isinstance(exc, GradeFailure) else {"text": _verdict(item, exc)}
+    return _report(item, call, "failed", _verdict(item, exc), drill_failure=record)
 
 
 def _report(
     item: pytest.Item, call: pytest.CallInfo[None], outcome: str, longrepr: Any, **extra: Any
 ) -> pytest.TestReport:
+    # What the test printed, as pytest's own report would carry it (its capstdout and capstderr).
+    sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
     return pytest.TestReport(
         nodeid=item.nodeid,
         location=item.location,
@@ -187,7 +191,7 @@ def _report(
         outcome=outcome,  # type: ignore[arg-type]
         longrepr=longrepr,
         when=call.when,
-        sections=[],
+        sections=sections,
         duration=call.duration,
         start=call.start,
         stop=call.stop,
@@ -259,6 +263,8 @@ class Reporter:
                 "targets": self.targets.get(report.nodeid, []),
                 "outcome": "not_run" if not_run is not None else report.outcome,
                 "message": not_run if not_run is not None else report.longreprtext if report.failed else "",
+                "failure": getattr(report, "drill_failure", None) if report.failed else None,
+                "output": _tail(report.capstdout + report.capstderr) if report.failed else "",
                 "duration": round(report.duration, 6),
             }
         )
@@ -292,6 +298,14 @@ class Reporter:
                 except (OSError, ValueError):
                     pass
             os._exit(self.exitstatus)
+
+
+OUTPUT_CHARS = 4000
+"""How much of what a failed test printed its result carries: the end, where the failure is."""
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= OUTPUT_CHARS else "...\n" + text[-OUTPUT_CHARS:]
 
 
 def _watch_parent(parent: int, interval: float = 0.2) -> None:

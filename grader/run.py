@@ -1,18 +1,13 @@
 """Grading: run the oracle suite on a file in a child process and return a frozen verdict.
 
 The user's code never runs inside the CLI: pytest runs it in a child, and reports each test's
-target, outcome and message as JSON (grader/conftest.py, ``--report-json``). The verdict's JSON
-form, ``drill grade --json``, is described in docs/contract.md.
+target, outcome and verdict as JSON lines (grader/conftest.py, ``--report-json``); this module
+reads them into a GradeResult (grader/verdict.py). A runner (grader/process.py, or the warm ones of
+drills/loop/worker.py) runs the child.
 
-A grading never outlives the command that started it: the command kills the grading's process
-tree when it is interrupted or terminated, and the grading child ends itself when it finds
-its parent gone (after a SIGKILL), see grader/conftest.py.
-
-It runs the same on Linux, macOS and Windows: a process group (POSIX) or a new console process
-group (Windows) keeps a Ctrl-C for the command; the tree is killed with ``killpg`` where there is
-one, else by walking it (psutil); and when a test runs well past its time limit, which the
-grading child could not stop (a blocking call, or a platform without ``SIGALRM``), the parent
-stops the grading and names that test.
+It runs the same on Linux, macOS and Windows: when a test runs well past its time limit, which the
+grading child could not stop (a blocking call, or a platform without ``SIGALRM``), the parent stops
+the grading and names that test.
 """
 
 from __future__ import annotations
@@ -20,92 +15,16 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
-from typing import IO, Any, Protocol
+from typing import Any
 
 from grader.catalog import Target
-
-GRADER = Path(__file__).resolve().parent
-
-
-class GradeError(RuntimeError):
-    """The grader could not give a verdict (a problem of the setup, not of the solution)."""
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A test that ran and failed: its id (``test_unbroadcast.py::test_unbroadcast[to-0d]``) and verdict."""
-
-    test: str
-    message: str
-
-
-MAX_JSON_FAILURES = 5
-"""How many failures a target lists in ``drill grade --json``."""
-
-
-@dataclass(frozen=True)
-class TargetResult:
-    target: str
-    tests: int
-    failed: int
-    """The tests that ran and failed (a test not run is not counted here, but in ``not_run``)."""
-    failures: tuple[str, ...]
-    """What to tell the user, the one to fix first first: the failed tests' messages, then (when
-    tests were not run) one line that says how many and why."""
-    not_run: int = 0
-    """Tests that did not run: an earlier test of the target ran past its time limit, or the
-    grading process died before them."""
-    failed_tests: tuple[Failure, ...] = ()
-    """The failed tests with their ids, in the order of their messages in ``failures``."""
-
-    @property
-    def passed(self) -> bool:
-        return self.tests > 0 and self.failed == 0 and self.not_run == 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "tests": self.tests,
-            "failed": self.failed,
-            "not_run": self.not_run,
-            "failures": [{"test": f.test, "message": f.message} for f in self.failed_tests[:MAX_JSON_FAILURES]],
-        }
-
-
-@dataclass(frozen=True)
-class GradeResult:
-    file: str
-    targets: tuple[TargetResult, ...]
-    seconds: float
-    notes: tuple[str, ...] = ()
-    """What the user should know beyond the tests' verdicts (a thread left running)."""
-
-    @property
-    def passed(self) -> bool:
-        return all(t.passed for t in self.targets)
-
-    def get(self, target_id: str) -> TargetResult:
-        return next(t for t in self.targets if t.target == target_id)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``drill grade --json`` object (docs/contract.md)."""
-        return {
-            "file": self.file,
-            "passed": self.passed,
-            "targets": {t.target: t.to_json() for t in self.targets},
-            "notes": list(self.notes),
-        }
-
+from grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
+from grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
 BASE_ARGS = [
     "-c",
@@ -150,10 +69,6 @@ class Limits:
         )
 
 
-TIMED_OUT = -1000
-"""The status a runner returns for a grading it had to kill."""
-
-
 def pytest_args(
     file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto", limits: Limits | None = None
 ) -> list[str]:
@@ -176,216 +91,75 @@ def pytest_args(
     ]
 
 
-PARENT_ENV = "DRILL_GRADING_PARENT"
-"""Tells a grading child (and the warm worker) which process started it: when that process is
-gone, the child ends itself and its process group (grader/conftest.py, drills/loop/worker.py)."""
+@dataclass
+class Report:
+    """What the grading child has written so far (grader/conftest.py, Reporter): JSON lines, each
+    flushed as it happens, read as they grow. A line cut short by a crash is never read."""
 
+    path: Path
+    collected: dict[str, list[str]] | None = None
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    running: str | None = None
+    """The test started last and not finished."""
+    since: float = field(default_factory=time.monotonic)
+    """When the report last showed progress: a test started or ended, or a case of a batch started."""
+    finished: bool = False
+    notes: list[str] = field(default_factory=list)
+    offset: int = 0
 
-def grading_env() -> dict[str, str]:
-    # No third-party pytest plugins: they cost start-up time and could change the verdict.
-    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
-
-
-Stalled = Callable[[], str | None]
-"""Polled while a grading runs: the test that has run far past its time limit, if any."""
-
-
-class Runner(Protocol):
-    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
-        """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT;
-        STALLED when ``stalled`` named a test) and the tail of its output."""
-        ...
-
-
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-"""The signals that interrupt or terminate a command: its grading goes with it."""
-
-
-@contextmanager
-def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
-    """While in this block, a SIGINT, SIGTERM or SIGHUP to this process first calls ``stop`` (which
-    ends the grading it started), then takes its usual course: KeyboardInterrupt, or death by the
-    signal. Signals this process ignores stay ignored. Signal handlers can only be set in the main
-    thread: elsewhere, this does nothing (the grading child's watchdog remains)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous: dict[int, Any] = {}
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop()
-        handler = previous.get(signum, signal.SIG_DFL)
-        if callable(handler):
-            handler(signum, frame)
-            return
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)  # dies of it, as it would have without us
-
-    for signum in STOP_SIGNALS:
-        handler = signal.getsignal(signum)
-        if handler in (signal.SIG_IGN, None):
-            continue
-        previous[signum] = handler
-        signal.signal(signum, on_signal)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-STALLED = -1001
-"""The status a runner returns for a grading it stopped because a test ran far past its limit."""
-
-POLL_SECONDS = 0.05
-"""How often a waiting runner looks at its grading."""
-
-
-def own_group() -> dict[str, Any]:
-    """Popen arguments that put a child in a process group of its own: a Ctrl-C in the terminal is
-    then for the command alone (which ends the grading), and the group can be killed whole."""
-    if os.name == "nt":  # pragma: no cover - Windows
-        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    return {"start_new_session": True}
-
-
-def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
-    """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
-    with tempfile.TemporaryFile() as output:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *args],
-            cwd=GRADER.parent,
-            env=grading_env(),
-            # A file, not a pipe: a process the user's code started may hold it open after the grading ends.
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            **own_group(),
-        )
-        return wait_for(proc, output, timeout, stalled)
-
-
-def wait_for(
-    proc: subprocess.Popen[Any], output: IO[bytes], timeout: float, stalled: Stalled | None
-) -> tuple[int, str]:
-    """Wait for a grading that writes to ``output``; stop it past ``timeout`` or when ``stalled``
-    names a test; kill its whole tree in any case (what the user's code started goes too), and on
-    an interrupt of this process, first."""
-    deadline = time.monotonic() + timeout
-    with stopped_with_us(lambda: kill_tree(proc.pid)):
-        try:
-            while (status := proc.poll()) is None:
-                if time.monotonic() > deadline:
-                    status = TIMED_OUT
-                    break
-                if stalled is not None and stalled() is not None:
-                    status = STALLED
-                    break
-                time.sleep(POLL_SECONDS)
-        finally:  # KeyboardInterrupt, SystemExit included: the grading goes with the command
-            kill_tree(proc.pid)
-            proc.wait()
-    output.seek(0)
-    return status, output.read()[-4000:].decode("utf-8", "replace")
-
-
-def kill_tree(pid: int) -> None:
-    """Kill the process group led by ``pid`` (the grading and whatever the user's code started);
-    where there are no process groups, the process and its descendants."""
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(pid, signal.SIGKILL)
-            return
-    except (ProcessLookupError, PermissionError):
-        return
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        tree = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return
-    for process in tree:
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(tree, timeout=5)
-
-
-class ReportWatch:
-    """Reads a grading's report as it grows, for the test that has run far past its time limit.
-
-    The grading child stops such a test itself (SIGALRM, or its watchdog thread); this catches
-    what it cannot stop: one blocking call, where only killing the process helps.
-    """
-
-    def __init__(self, path: Path, test_seconds: float, grace: float = 2.0) -> None:
-        self.path = path
-        self.limit = 2 * test_seconds + grace if test_seconds > 0 else None
-        self.offset = 0
-        self.running: str | None = None
-        self.since = time.monotonic()
-
-    def __call__(self) -> str | None:
-        if self.limit is None:
-            return None
+    def read(self) -> Report:
+        """Take in the lines written since the last read."""
         try:
             with self.path.open("rb") as f:
                 f.seek(self.offset)
                 chunk = f.read()
         except FileNotFoundError:
-            return None
+            return self
         complete = chunk[: chunk.rfind(b"\n") + 1]
         self.offset += len(complete)
-        for line in complete.splitlines():
+        for line in complete.decode("utf-8", "replace").splitlines():
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
+                self._take(json.loads(line))
+            except (json.JSONDecodeError, KeyError, TypeError):
                 continue
-            kind = event.get("event")
-            if kind in ("start", "result", "case"):  # a case of a batch is timed as a test is
-                self.running = None if kind == "result" else event.get("nodeid", self.running)
-                self.since = time.monotonic()
-        if self.running is not None and time.monotonic() - self.since > self.limit:
-            return self.running
-        return None
+        return self
 
-
-@dataclass
-class Report:
-    """What the grading child wrote before it ended (grader/conftest.py, Reporter)."""
-
-    collected: dict[str, list[str]] | None = None
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)
-    running: str | None = None
-    finished: bool = False
-    notes: list[str] = field(default_factory=list)
-
-
-def read_report(path: Path) -> Report:
-    report = Report()
-    if not path.exists():
-        return report
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            break  # a line cut short by a crash: everything before it stands
+    def _take(self, event: dict[str, Any]) -> None:
         kind = event.get("event")
+        if kind in ("start", "result", "case"):  # a case of a batch is timed as a test is
+            self.since = time.monotonic()
         if kind == "collected":
-            report.collected = event["tests"]
+            self.collected = event["tests"]
         elif kind == "start":
-            report.running = event["nodeid"]
+            self.running = event["nodeid"]
         elif kind == "result":  # a failed setup or call outweighs a passed one
-            if event["nodeid"] not in report.results or event["outcome"] == "failed":
-                report.results[event["nodeid"]] = event
+            if event["nodeid"] not in self.results or event["outcome"] == "failed":
+                self.results[event["nodeid"]] = event
+            if event["nodeid"] == self.running:
+                self.running = None
         elif kind == "note":
-            report.notes.append(str(event["text"]))
+            self.notes.append(str(event["text"]))
         elif kind == "finished":
-            report.finished = True
-            report.notes.extend(str(note) for note in event.get("notes", ()))
-    return report
+            self.finished = True
+            self.notes.extend(str(note) for note in event.get("notes", ()))
+
+
+class ReportWatch:
+    """Polled while a grading runs: the test that has run far past its time limit, if any.
+
+    The grading child stops such a test itself (SIGALRM, or its watchdog thread); this catches
+    what it cannot stop: one blocking call, where only killing the process helps.
+    """
+
+    def __init__(self, report: Report, test_seconds: float, grace: float = 2.0) -> None:
+        self.report = report
+        self.limit = 2 * test_seconds + grace if test_seconds > 0 else None
+
+    def __call__(self) -> str | None:
+        if self.limit is None:
+            return None
+        running = self.report.read().running
+        return running if running is not None and time.monotonic() - self.report.since > self.limit else None
 
 
 def why_it_stopped(status: int, limits: Limits) -> str:
@@ -411,7 +185,7 @@ def why_it_stopped(status: int, limits: Limits) -> str:
     )
 
 
-def grade(
+def grade_file(
     file: Path,
     targets: Sequence[Target],
     oracle: str = "auto",
@@ -429,8 +203,9 @@ def grade(
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
         path = Path(tmp) / "report.jsonl"
         args = pytest_args(file.resolve(), targets, path, oracle, limits)
-        status, output = runner(args, limits.check_seconds, ReportWatch(path, limits.test_seconds))
-        report = read_report(path)
+        report = Report(path)
+        status, output = runner(args, limits.check_seconds, ReportWatch(report, limits.test_seconds))
+        report.read()
     if report.collected is None:
         tail = output.strip().splitlines()[-5:]
         raise GradeError(f"the grader stopped before running any test (exit status {status}): " + " / ".join(tail))
@@ -455,23 +230,21 @@ def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetRes
         result = report.results.get(nodeid)
         if result is None:
             if stopped is not None and nodeid == report.running:
-                failed.insert(0, Failure(nodeid, f"{nodeid.split('::')[-1]}: {stopped}"))  # the cause first
+                text = f"{nodeid.split('::')[-1]}: {stopped}"
+                failed.insert(0, Failure(nodeid, text, text=text))  # the cause first
             else:
                 not_run += 1
         elif result["outcome"] == "failed":
-            failed.append(Failure(nodeid, result["message"]))
+            record = {**(result.get("failure") or {}), "output": result.get("output", "")}
+            failed.append(Failure.from_json({**record, "test": nodeid, "message": result["message"]}))
         elif result["outcome"] == "not_run":
             not_run += 1
             why_not_run.append(result["message"])
-    messages = [f.message for f in failed]
-    if not_run:
-        why = why_not_run[0] if why_not_run else "the check stopped before them"
-        messages.append(f"{not_run} test{'s' if not_run != 1 else ''} not run: {why}")
     return TargetResult(
         target=target_id,
         tests=len(tests),
         failed=len(failed),
-        failures=tuple(messages),
+        failures=tuple(failed),
         not_run=not_run,
-        failed_tests=tuple(failed),
+        not_run_reason=(why_not_run[0] if why_not_run else "the check stopped before them") if not_run else "",
     )

@@ -18,7 +18,7 @@ import importlib.util
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, ModuleType
@@ -161,6 +161,10 @@ def _smuggled(module: ModuleType) -> str | None:
     return None
 
 
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
     """Import the user's file by path, or the verdict that explains why it cannot be graded."""
     if not path.is_file():
@@ -168,7 +172,7 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
     source = path.read_bytes()
     if not source.strip():
         return GradeFailure(
-            f"{path.name} is empty: it should define unbroadcast, Tensor, _topological_order and cross_entropy"
+            f"{path.name} is empty: it should define {_listed(blame.catalog.top_level_names())}"
         )
     refusal = forbidden_imports(source, str(path))
     if refusal:
@@ -191,9 +195,8 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
     except (Exception, SystemExit, TestTimeout) as exc:
-        return GradeFailure(
-            f"could not import {path.name}: {blame.describe(exc, 'the module')}", timed_out=isinstance(exc, TestTimeout)
-        )
+        text, location = blame.describe(exc, "the module")
+        return GradeFailure(f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout))
     smuggled = _smuggled(module)
     if smuggled:
         return GradeFailure(

@@ -349,7 +349,7 @@ def test_backward_rejects_non_scalar_root(grade):
     try:
         root.backward()
     except NotImplementedError as exc:
-        raise grade.fail("Tensor.backward", grade.blame.describe(exc, "Tensor.backward")) from None
+        raise grade.verdict("Tensor.backward", exc) from None
     except Exception:
         return
     raise grade.fail(

@@ -132,7 +132,7 @@ def test_backward_refuses(grade, root_shape, gradient, why):
     try:
         root.backward(gradient=gradient)
     except NotImplementedError as exc:
-        raise grade.fail("Tensor.backward", grade.blame.describe(exc, "Tensor.backward")) from None
+        raise grade.verdict("Tensor.backward", exc) from None
     except Exception:
         return
     raise grade.fail(

@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from grader.run import grade
+from grader.run import grade_file
 from tests.conftest import CATALOG
 
 ALTERNATIVES = sorted((Path(__file__).parent / "alternatives").glob("*.py"))
@@ -51,8 +51,8 @@ def test_every_style_is_there():
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
 def test_alternative_passes_every_target(path):
-    result = grade(path, CATALOG.targets)
-    failing = {t.target: t.failures[:1] for t in result.targets if not t.passed}
+    result = grade_file(path, CATALOG.targets)
+    failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
     assert result.passed, failing
 
 

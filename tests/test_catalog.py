@@ -7,7 +7,7 @@ import pytest
 
 from drills.loop.stubs import find_functions
 from grader.catalog import UnknownTarget, format_time, parse_time
-from grader.run import read_report
+from grader.run import Report
 from tests.conftest import CATALOG, REFERENCE, run_grader
 
 # The targets table of docs/contract.md, verbatim: the contract users rely on.
@@ -99,7 +99,7 @@ def targets_of(tmp_path_factory):
     report = tmp_path_factory.mktemp("collect") / "report.jsonl"
     proc = run_grader("--collect-only", "--report-json", str(report))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return read_report(report).collected
+    return Report(report).read().collected
 
 
 def test_every_grader_test_belongs_to_exactly_one_target(targets_of):

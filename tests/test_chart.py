@@ -12,6 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from drills import cli
+from drills.store import progress
 from drills.store.history import History
 from drills.views import chart
 from tests.conftest import CATALOG
@@ -74,7 +75,7 @@ def days(*offsets: int) -> set[date]:
     ],
 )
 def test_streak(practised, current, today, longest):
-    streak = chart.streak(practised, TODAY)
+    streak = progress.streak(practised, TODAY)
     assert (streak.days, streak.today, streak.longest) == (current, today, longest)
     assert len(streak.recent) == 14 and streak.recent[-1] == (TODAY in practised)
     assert sum(streak.recent) == len(practised)
@@ -89,7 +90,7 @@ def test_progress_gathers_finished_attempts_per_target(store):
     record(store, "unbroadcast", 10, T0 - DAY + 600, outcome="abandoned")  # a reset: not charted
     record(store, "backward", 500, T0 - DAY, outcome="gave-up")
     store.start("arith", Path("/nowhere/arith.py"), T0)  # in progress: not charted
-    p = chart.progress(store, T0 + 600, UTC)
+    p = progress.progress(store, T0 + 600, UTC)
     assert [s.target for s in p.series] == ["unbroadcast", "backward"]
     unbroadcast = p.series[0]
     assert [(q.seconds, q.passed, q.assisted) for q in unbroadcast.points] == [(240, True, False), (180, True, True)]
@@ -105,7 +106,7 @@ def test_sum_of_best_counts_the_full_drills_best_splits(store):
     faster[ids[0]] = 120  # a 2:00 first segment, so the second one grows to 8:00
     record_full(store, faster, T0)
     record_full(store, {ids[0]: 60}, T0 + 3600, outcome="gave-up")  # splits of a give-up count too
-    p = chart.progress(store, T0 + 7200, UTC)
+    p = progress.progress(store, T0 + 7200, UTC)
     assert [r.passed for r in p.full] == [True, True, False]
     assert p.full[1].segments[:2] == ((ids[0], 120), (ids[1], 480))
     assert p.sum_of_best == 60 + 300 * (len(ids) - 1)
@@ -113,7 +114,7 @@ def test_sum_of_best_counts_the_full_drills_best_splits(store):
 
 def test_sum_of_best_needs_every_target(store):
     record_full(store, {CATALOG.ids[0]: 60}, T0, outcome="gave-up")
-    assert chart.progress(store, T0 + 3600, UTC).sum_of_best is None
+    assert progress.progress(store, T0 + 3600, UTC).sum_of_best is None
 
 
 # ---------------------------------------------------------------------------- drawing
@@ -127,7 +128,7 @@ def test_overview_draws_every_target_against_100_percent(store):
     record(store, "unbroadcast", 240, T0 - 2 * DAY)
     record(store, "unbroadcast", 120, T0 - DAY)
     record(store, "arith", 900, T0 - DAY, outcome="gave-up")
-    p = chart.progress(store, T0, UTC)
+    p = progress.progress(store, T0, UTC)
     text = chart.draw(p, None, 90, 20, color=False)
     assert "\x1b[" not in text
     assert all(len(line) <= 90 for line in lines_of(text))
@@ -144,7 +145,7 @@ def test_one_target_in_minutes_with_its_target_time(store):
     record(store, "unbroadcast", 240, T0 - 2 * DAY)
     record(store, "unbroadcast", 150, T0 - DAY, assisted=True)
     record(store, "unbroadcast", 400, T0, outcome="gave-up")
-    text = chart.draw(chart.progress(store, T0 + 400, UTC), "unbroadcast", 80, 18, color=False)
+    text = chart.draw(progress.progress(store, T0 + 400, UTC), "unbroadcast", 80, 18, color=False)
     assert "unbroadcast: time per attempt" in text
     assert re.search(r"^\s*5:00┼─+┤$", text, re.M)  # the target time, a line across the chart
     assert "● passed" in text and "○ assisted" in text and "✗ gave up" in text and "─ target 5:00" in text
@@ -155,7 +156,7 @@ def test_full_draws_totals_with_the_sum_of_best_and_the_splits(store):
     ids = CATALOG.ids
     record_full(store, {t: 400 * (k + 1) for k, t in enumerate(ids)}, T0 - DAY)
     record_full(store, {t: 350 * (k + 1) for k, t in enumerate(ids)}, T0)
-    text = chart.draw(chart.progress(store, T0 + 3 * 3600, UTC), "full", 100, 40, color=False)
+    text = chart.draw(progress.progress(store, T0 + 3 * 3600, UTC), "full", 100, 40, color=False)
     assert "full: each run's total" in text and "full: each target's split per run" in text
     assert "─ target 45:00" in text and "─ sum of best 35:00" in text
     assert "#1" in text and "#2" in text

@@ -14,7 +14,8 @@ from tests.conftest import CATALOG, REFERENCE, ROOT, run_drill
 runner = CliRunner()
 
 TOP_KEYS = {"file", "passed", "targets", "notes"}
-TARGET_KEYS = {"passed", "tests", "failed", "not_run", "failures"}
+FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
+TARGET_KEYS = {"passed", "tests", "failed", "not_run", "not_run_reason", "failures"}
 WRONG_AXIS = REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")
 UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
 
@@ -42,7 +43,9 @@ def test_target_option_grades_only_those_targets(tmp_path):
     assert data["passed"] is False
     assert data["targets"]["unbroadcast"]["passed"] is False and data["targets"]["unbroadcast"]["failed"] > 0
     unary = data["targets"]["unary"]
-    assert unary == {"passed": True, "tests": unary["tests"], "failed": 0, "not_run": 0, "failures": []}
+    assert unary == {
+        "passed": True, "tests": unary["tests"], "failed": 0, "not_run": 0, "not_run_reason": "", "failures": []
+    }
 
 
 def test_json_of_a_failing_file_names_the_failed_tests(tmp_path):
@@ -60,13 +63,18 @@ def test_json_of_a_failing_file_names_the_failed_tests(tmp_path):
     failures = verdict["failures"]
     assert 1 <= len(failures) == min(verdict["failed"], 5)
     for failure in failures:
-        assert set(failure) == {"test", "message"}
+        assert set(failure) == FAILURE_KEYS
         file, _, name = failure["test"].partition("::")
         assert file == "test_unbroadcast.py" and name.startswith("test_unbroadcast")
         assert "engine.py:" in failure["message"]  # the verdict, at the user's line
     first = failures[0]
     assert first["test"] == "test_unbroadcast.py::test_unbroadcast[prepended-one-axis]"
     assert first["message"].startswith("unbroadcast [prepended-one-axis]: ")
+    # The same verdict in parts: nothing downstream re-splits the message.
+    assert (first["symbol"], first["case"]) == ("unbroadcast", "prepended-one-axis")
+    assert first["message"].startswith(f"unbroadcast [prepended-one-axis]: {first['text']}\n")
+    assert first["location"] and all(f"  {where}" in first["message"] for where in first["location"])
+    assert first["hint"] is None or f"  hint: {first['hint']}" in first["message"]
 
 
 def grade_with_env(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -113,7 +121,7 @@ def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
     text = " ".join(result.output.split())
     assert "docs/contract.md" in text and "SPEC" not in text
     core = ", ".join(t.id for t in CATALOG.targets[:-1]) + f" and {CATALOG.targets[-1].id}"
-    assert f"By default the six core targets are graded: {core}" in text
+    assert f"By default the core targets are graded: {core}" in text
     assert "--target full" in text
     assert all(t.id in text for t in CATALOG.extensions) and "graded only when named" in text
 

@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from drills.loop.worker import WarmRunner
-from grader import run as grading
+from grader import process as grading
 from grader.catalog import load_catalog
 from grader.oracle import RECORDING
-from grader.run import Limits, grade, stopped_with_us
+from grader.process import stopped_with_us
+from grader.run import Limits, grade_file
 from tests.conftest import ROOT, count_tests
 from tests.test_robustness import SOURCE, in_unbroadcast
 
@@ -188,7 +189,7 @@ def test_one_thread_left_running_is_named(tmp_path):
         + "\nimport threading, time\n"
         + "threading.Thread(target=time.sleep, args=(10**6,), name='Thread-1 (sleep)').start()\n"
     )
-    result = grade(solution, [load_catalog().get("unbroadcast")])
+    result = grade_file(solution, [load_catalog().get("unbroadcast")])
     assert result.passed and result.seconds < 30
     assert result.notes == (
         "your code left a thread running (Thread-1 (sleep)); it was stopped when the tests finished",
@@ -201,7 +202,7 @@ def test_the_warm_worker_ends_with_its_tests_too(tmp_path):
     runner = WarmRunner()
     try:
         began = time.monotonic()
-        result = grade(solution, [load_catalog().get("unbroadcast")], runner=runner)
+        result = grade_file(solution, [load_catalog().get("unbroadcast")], runner=runner)
         assert time.monotonic() - began < 60
         assert result.passed and f"left {CALLS} threads running" in result.notes[0]
     finally:
@@ -303,14 +304,14 @@ def test_tests_after_a_crash_are_not_run_and_the_running_one_failed(tmp_path):
         {"event": "result", "nodeid": tests[0], "outcome": "failed", "message": "wrong"},
         {"event": "start", "nodeid": tests[1]},
     ]
-    result = grade(
+    result = grade_file(
         tmp_path / "x.py", [load_catalog().get("unbroadcast")], runner=fake_runner(lines, -11), limits=Limits()
     )
     verdict = result.get("unbroadcast")
     assert (verdict.tests, verdict.failed, verdict.not_run, verdict.passed) == (4, 2, 2, False)
-    assert [f.test for f in verdict.failed_tests] == [tests[1], tests[0]]  # the cause first
-    assert "segmentation fault" in verdict.failures[0] and verdict.failures[1] == "wrong"
-    assert verdict.failures[2] == "2 tests not run: the check stopped before them"
+    assert [f.test for f in verdict.failures] == [tests[1], tests[0]]  # the cause first
+    assert "segmentation fault" in verdict.messages[0] and verdict.messages[1] == "wrong"
+    assert verdict.messages[2] == "2 tests not run: the check stopped before them"
     assert result.to_json()["targets"]["unbroadcast"]["failures"][0]["test"] == tests[1]
 
 
@@ -322,8 +323,8 @@ def test_not_run_alone_fails_a_target(tmp_path):
         {"event": "result", "nodeid": tests[1], "outcome": "not_run", "message": "an earlier test ran too long"},
         {"event": "finished", "notes": ["a note"]},
     ]
-    result = grade(tmp_path / "x.py", [load_catalog().get("unbroadcast")], runner=fake_runner(lines, 1))
+    result = grade_file(tmp_path / "x.py", [load_catalog().get("unbroadcast")], runner=fake_runner(lines, 1))
     verdict = result.get("unbroadcast")
     assert (verdict.failed, verdict.not_run, verdict.passed) == (0, 1, False)
-    assert verdict.failures == ("1 test not run: an earlier test ran too long",)
+    assert verdict.messages == ("1 test not run: an earlier test ran too long",)
     assert result.notes == ("a note",) and result.to_json()["notes"] == ["a note"]

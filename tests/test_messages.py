@@ -3,7 +3,7 @@
 import numpy as np
 
 from grader.compare import compare
-from grader.run import grade
+from grader.run import grade_file
 from tests.conftest import CATALOG, REFERENCE
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -20,7 +20,7 @@ def _engine(tmp_path, *edits):
 
 
 def _messages(path, target):
-    return grade(path, [CATALOG.get(target)]).get(target).failures
+    return grade_file(path, [CATALOG.get(target)]).get(target).messages
 
 
 def test_an_unwrapped_operand_is_blamed_on_the_op_not_the_constructor(tmp_path):

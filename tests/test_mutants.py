@@ -2,7 +2,7 @@
 
 import pytest
 
-from grader.run import grade
+from grader.run import grade_file
 from tests.conftest import CATALOG, REFERENCE
 from tests.mutants import MUTANTS
 
@@ -27,7 +27,7 @@ def test_mutant_fails_its_target(mutant, tmp_path):
     assert SOURCE.count(mutant.find) == 1, f"{mutant.id}: its snippet no longer occurs exactly once in the reference"
     path = tmp_path / "engine.py"
     path.write_text(SOURCE.replace(mutant.find, mutant.replace))
-    result = grade(path, [CATALOG.get(mutant.target)]).get(mutant.target)
+    result = grade_file(path, [CATALOG.get(mutant.target)]).get(mutant.target)
     assert not result.passed, f"{mutant.id} ({mutant.bug}) passed {mutant.target}"
     # The message says which symbol is wrong: the first failure names it or the op it runs in.
     assert any(mutant.symbol in message or mutant.symbol.split(".")[-1] in message for message in result.failures)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from drills import cli
 from drills.loop import session
 from drills.views import reviews
-from grader.run import GradeResult, TargetResult
+from grader.verdict import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE
 
 runner = CliRunner()
@@ -106,7 +106,7 @@ def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
         blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
         return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
 
-    monkeypatch.setattr(session, "grade", grade)
+    monkeypatch.setattr(session, "grade_file", grade)
 
 
 def solve(workspace: Path, target: str) -> None:

@@ -22,7 +22,7 @@ from drills import cli
 from drills.loop import session
 from drills.store import schedule
 from drills.store.history import History
-from grader.run import GradeResult, TargetResult
+from grader.verdict import GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE, ROOT
 
 runner = CliRunner()
@@ -45,7 +45,7 @@ def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
         blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
         return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
 
-    monkeypatch.setattr(session, "grade", grade)
+    monkeypatch.setattr(session, "grade_file", grade)
 
 
 def drill(*args: str, code: int | None = 0):
@@ -252,7 +252,7 @@ def test_a_simulated_week_of_practice(clock, store, workspace, passing_grader):
             n = counts.get(target, 0)
             counts[target] = n + 1
             plan = PLAN.get(target, [])
-            seconds = plan[n] if n < len(plan) else 0.8 * session.target_time(target)
+            seconds = plan[n] if n < len(plan) else 0.8 * CATALOG.target_time(target)
             if seconds is None:
                 clock.advance(600)
                 drill("give-up")

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop import session
+from drills.loop import diff, session
 from drills.loop.clock import MockClock
 from drills.loop.stubs import stub_for
+from drills.store import records
 from drills.store.history import History
-from drills.views.render import SPARKS, delta, passed_line, sparkline
+from drills.views.render import SPARKS, delta, sparkline
+from drills.views.report import passed_line
 from grader.catalog import UnknownTarget
-from grader.run import GradeResult, TargetResult
+from grader.verdict import Failure, GradeResult, TargetResult
 from tests.conftest import CATALOG, REFERENCE
 
 REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -62,7 +64,7 @@ class FakeGrader:
         for target in targets:
             needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]
             missing = [s for s in needed if s in blank]
-            failures = tuple(f"{s}: {s} is not written yet" for s in missing)
+            failures = tuple(Failure(f"test_{s}", f"{s}: {s} is not written yet", symbol=s) for s in missing)
             results.append(TargetResult(target.id, 10, len(missing), failures))
         self.clock.advance(self.seconds)
         if self.during is not None:
@@ -73,7 +75,7 @@ class FakeGrader:
 @pytest.fixture
 def fake_grading(monkeypatch: pytest.MonkeyPatch, clock: MockClock) -> FakeGrader:
     grader = FakeGrader(clock)
-    monkeypatch.setattr(session, "grade", grader)
+    monkeypatch.setattr(session, "grade_file", grader)
     return grader
 
 
@@ -204,7 +206,7 @@ def test_check_records_every_source_and_finishes_when_all_pass(history, clock, w
     assert checked.newly_passed == () and checked.elapsed == 90
     assert checked.attempt.in_progress and checked.attempt.splits == {}
     failing = checked.result.get("unbroadcast")
-    assert failing.failed > 0 and any("unbroadcast" in m for m in failing.failures)
+    assert failing.failed > 0 and any(f.symbol == "unbroadcast" for f in failing.failures)
 
     clock.advance(150)
     started.path.write_text(REFERENCE_SOURCE, encoding="utf-8")
@@ -222,7 +224,7 @@ def test_check_records_every_source_and_finishes_when_all_pass(history, clock, w
     assert [s.passed for s in subs] == [False, True]
     assert [s.elapsed for s in subs] == [90, 240]
     record = json.loads(subs[0].result)
-    assert record["passed"] is False and record["failures"]["unbroadcast"]
+    assert record["passed"] is False and record["targets"]["unbroadcast"]["failures"][0]["symbol"] == "unbroadcast"
     assert json.loads(subs[1].result)["targets"]["unbroadcast"]["passed"] is True
 
 
@@ -320,7 +322,7 @@ def test_full_drill_records_splits_per_target_and_a_scoreboard_in_pass_order(his
     }
     assert attempt.time == 1200
 
-    board = session.scoreboard(history, attempt)
+    board = records.scoreboard(history, attempt)
     assert [r.target for r in board.rows] == ["unbroadcast", "backward", "unary", "arith", "softmax", "cross-entropy"]
     assert [r.time for r in board.rows] == [120, 300, 200, 400, 100, 80]  # time spent on each, since the last split
     assert [r.target_time for r in board.rows] == [CATALOG.get(r.target).target_time for r in board.rows]
@@ -355,7 +357,7 @@ def test_full_drill_sum_of_best_takes_the_best_split_of_each_target(history, clo
                   ("cross-entropy", 100)])  # fmt: skip
     assert first.attempt.time == 1200 and second.attempt.time == 1210
 
-    board = session.scoreboard(history, second.attempt)
+    board = records.scoreboard(history, second.attempt)
     rows = {r.target: r for r in board.rows}
     assert {t: r.time for t, r in rows.items()} == {
         "unbroadcast": 60, "backward": 400, "arith": 300, "unary": 300, "softmax": 50, "cross-entropy": 100
@@ -379,7 +381,7 @@ def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, w
     assert list(checked.attempt.splits) == ["unbroadcast", "backward", "arith", "unary"]
     clock.advance(100)
     write(started.path, [])
-    board = session.scoreboard(history, session.check(history, clock).attempt)
+    board = records.scoreboard(history, session.check(history, clock).attempt)
     assert [r.target for r in board.rows] == IDS
     assert board.rows[0].time == 600  # the first target of the batch carries the segment
 
@@ -389,7 +391,7 @@ def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, w
 
 def test_first_unassisted_pass_is_a_new_best_then_only_faster_ones(history, clock, workspace, fake_grading):
     first = finish_attempt(history, clock, workspace, "unbroadcast", 200)
-    board = session.scoreboard(history, first.attempt)
+    board = records.scoreboard(history, first.attempt)
     [row] = board.rows
     assert board.total is None and board.sum_of_best is None
     assert (row.target, row.target_time, row.time, row.best, row.attempts) == ("unbroadcast", 300, 200, 200, 1)
@@ -397,16 +399,16 @@ def test_first_unassisted_pass_is_a_new_best_then_only_faster_ones(history, cloc
     assert row.new_best and board.new_best
 
     slower = finish_attempt(history, clock, workspace, "unbroadcast", 320)
-    [row] = session.scoreboard(history, slower.attempt).rows
+    [row] = records.scoreboard(history, slower.attempt).rows
     assert row.time == 320 and row.delta == 20 and row.best == 200 and row.attempts == 2
     assert not row.new_best
 
     faster = finish_attempt(history, clock, workspace, "unbroadcast", 150)
-    [row] = session.scoreboard(history, faster.attempt).rows
+    [row] = records.scoreboard(history, faster.attempt).rows
     assert row.best == 150 and row.attempts == 3 and row.new_best
 
     # the board of an older attempt is still about that attempt
-    [row] = session.scoreboard(history, first.attempt).rows
+    [row] = records.scoreboard(history, first.attempt).rows
     assert row.time == 200 and row.new_best and row.best == 150
 
 
@@ -414,8 +416,8 @@ def test_personal_best_ignores_assisted_attempts(history, clock, workspace, fake
     finish_attempt(history, clock, workspace, "unbroadcast", 200)
     assisted = finish_attempt(history, clock, workspace, "unbroadcast", 30, hints=1)
     assert assisted.attempt.assisted
-    assert session.personal_best(history, "unbroadcast") == 200
-    [row] = session.scoreboard(history, assisted.attempt).rows
+    assert records.personal_best(history, "unbroadcast") == 200
+    [row] = records.scoreboard(history, assisted.attempt).rows
     assert row.assisted and not row.new_best
     assert row.time == 30 and row.best == 200
     assert session.start(history, "unbroadcast", workspace, clock).best == 200
@@ -423,8 +425,8 @@ def test_personal_best_ignores_assisted_attempts(history, clock, workspace, fake
 
 def test_only_assisted_passes_mean_no_personal_best(history, clock, workspace, fake_grading):
     checked = finish_attempt(history, clock, workspace, "unbroadcast", 30, hints=2)
-    assert session.personal_best(history, "unbroadcast") is None
-    [row] = session.scoreboard(history, checked.attempt).rows
+    assert records.personal_best(history, "unbroadcast") is None
+    [row] = records.scoreboard(history, checked.attempt).rows
     assert row.best is None and not row.new_best
 
 
@@ -433,7 +435,7 @@ def test_gave_up_counts_as_an_attempt_abandoned_does_not(history, clock, workspa
     session.start(history, "unbroadcast", workspace, clock)
     session.abandon(history, clock)
     checked = finish_attempt(history, clock, workspace, "unbroadcast", 250)
-    [row] = session.scoreboard(history, checked.attempt).rows
+    [row] = records.scoreboard(history, checked.attempt).rows
     assert row.attempts == 2 and row.new_best
 
 
@@ -460,7 +462,7 @@ def test_a_slower_full_run_does_not_claim_a_new_personal_best(history, clock, wo
 
     run([(t, 100) for t in IDS])  # 10:00
     slower = run([("unbroadcast", 50), *((t, 200) for t in IDS[1:])])  # 16:40, one split better
-    board = session.scoreboard(history, slower.attempt)
+    board = records.scoreboard(history, slower.attempt)
     assert board.total is not None and not board.total.new_best
     assert "new personal best" not in passed_line(slower, board).plain
 
@@ -516,14 +518,14 @@ def test_compare_refuses_before_the_target_passed(history, clock, workspace):
     session.start(history, "unbroadcast", workspace, clock)
     for target in (None, "unbroadcast"):
         with pytest.raises(session.DrillError, match="has not passed yet.*--peek") as info:
-            session.compare(history, target, peek=False)
+            diff.compare(history, target, peek=False)
         assert info.value.code == 2
     assert not history.active().assisted
 
 
 def test_compare_with_peek_shows_both_and_marks_the_attempt_assisted(history, clock, workspace):
     started = session.start(history, "backward", workspace, clock)
-    comparison = session.compare(history, None, peek=True)
+    comparison = diff.compare(history, None, peek=True)
     assert comparison.peeked and comparison.target == "backward"
     assert [p[0] for p in comparison.pairs] == ["Tensor.__init__", "Tensor.backward", "_topological_order"]
     for _symbol, ours, reference in comparison.pairs:
@@ -540,19 +542,19 @@ def test_compare_after_give_up_is_allowed_and_not_assisted(history, clock, works
     )
     attempt = session.give_up(history, clock)
     assert attempt.outcome == "gave-up"
-    comparison = session.compare(history, None, peek=False)
+    comparison = diff.compare(history, None, peek=False)
     assert not comparison.peeked and comparison.target == "unbroadcast"
     [(symbol, ours, reference)] = comparison.pairs
     assert symbol == "unbroadcast"
     assert ours is not None and "sum(axis=-1)" in ours and "sum(axis=0)" in reference
     assert not history.get(attempt.id).assisted
-    assert session.compare(history, "unbroadcast", peek=False).pairs == comparison.pairs
+    assert diff.compare(history, "unbroadcast", peek=False).pairs == comparison.pairs
 
 
 def test_compare_after_a_pass_shows_the_source_as_last_graded(history, clock, workspace, fake_grading):
     checked = finish_attempt(history, clock, workspace, "unbroadcast", 100)
     checked.attempt.file.write_text("# edited after the pass\n", encoding="utf-8")
-    comparison = session.compare(history, "unbroadcast", peek=False)
+    comparison = diff.compare(history, "unbroadcast", peek=False)
     assert not comparison.peeked and "as last graded" in comparison.source_label
     [(_, ours, reference)] = comparison.pairs
     assert ours == reference
@@ -561,9 +563,9 @@ def test_compare_after_a_pass_shows_the_source_as_last_graded(history, clock, wo
 
 def test_compare_a_target_never_attempted(history):
     with pytest.raises(session.DrillError, match="never attempted arith"):
-        session.compare(history, "arith", peek=True)
+        diff.compare(history, "arith", peek=True)
     with pytest.raises(session.DrillError, match="nothing to compare"):
-        session.compare(history, None, peek=False)
+        diff.compare(history, None, peek=False)
 
 
 # ---------------------------------------------------------------------------- give up, abandon, pause
@@ -616,7 +618,7 @@ def test_stats_median_of_last_five_share_under_target_and_trend(history, clock, 
     session.start(history, "unbroadcast", workspace, clock)
     session.abandon(history, clock)  # a reset, not an attempt
 
-    s = session.stats(history, "unbroadcast")
+    s = records.stats(history, "unbroadcast")
     assert s.target == "unbroadcast" and s.target_time == 300
     assert s.attempts == 7
     assert s.times == (400, 200, 350, 250, 300, 100)  # oldest first: the sparkline's input
@@ -631,7 +633,7 @@ def test_stats_median_of_last_five_share_under_target_and_trend(history, clock, 
 
 
 def test_stats_of_a_target_never_drilled(history):
-    s = session.stats(history, "arith")
+    s = records.stats(history, "arith")
     assert s.attempts == 0 and s.best is None and s.median_last_five is None
     assert s.times == () and s.share_under is None and s.last is None
     assert sparkline(s.times) == ""
@@ -640,7 +642,7 @@ def test_stats_of_a_target_never_drilled(history):
 def test_stats_best_ignores_assisted_passes(history, clock, workspace, fake_grading):
     finish_attempt(history, clock, workspace, "unbroadcast", 200)
     finish_attempt(history, clock, workspace, "unbroadcast", 50, hints=1)
-    s = session.stats(history, "unbroadcast")
+    s = records.stats(history, "unbroadcast")
     assert s.best == 200 and s.attempts == 2
 
 
@@ -649,7 +651,7 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
     clock.advance(1500)
     write(started.path, [])
     session.check(history, clock)
-    s = session.stats(history, "full")
+    s = records.stats(history, "full")
     assert s.target_time == 2700 and s.attempts == 1 and s.best == 1500 and s.share_under == 1
 
 

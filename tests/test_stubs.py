@@ -6,7 +6,7 @@ import re
 import pytest
 
 from drills.loop.stubs import blank, find_functions, stub_for
-from grader.run import grade
+from grader.run import grade_file
 from tests.conftest import CATALOG, REFERENCE
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text()))
@@ -69,15 +69,15 @@ def test_blank_refuses_unknown_or_undocumented_symbols():
 def test_fresh_stub_fails_its_target_and_blames_it_elsewhere(target, tmp_path):
     path = tmp_path / f"{target.id}.py"
     path.write_text(stub_for(target.symbols, f"target {target.id}"))
-    result = grade(path, CATALOG.targets)
+    result = grade_file(path, CATALOG.targets)
     own = result.get(target.id)
     assert not own.passed
-    assert "not written yet" in own.failures[0]
+    assert "not written yet" in own.messages[0]
     for other in result.targets:
         if other.target == target.id or other.passed:
             continue
         # Another target fails only because of this stub: every message names the blank symbol and its target.
-        for message in other.failures:
+        for message in other.messages:
             assert f"(target {target.id})" in message, message
             assert any(symbol in message for symbol in target.symbols), message
 
@@ -86,7 +86,7 @@ def test_full_stub_fails_every_target(tmp_path):
     symbols = [s for t in CATALOG.targets for s in t.symbols]
     path = tmp_path / "full.py"
     path.write_text(stub_for(symbols, "full"))
-    result = grade(path, CATALOG.targets)
+    result = grade_file(path, CATALOG.targets)
     assert not any(t.passed for t in result.targets)
 
 
@@ -94,6 +94,6 @@ def test_full_stub_fails_every_target(tmp_path):
 def test_fresh_stub_of_a_follow_up_fails_it(target, tmp_path):
     path = tmp_path / f"{target.id}.py"
     path.write_text(stub_for(target.symbols, f"target {target.id}"))
-    result = grade(path, [target]).get(target.id)
+    result = grade_file(path, [target]).get(target.id)
     assert not result.passed
-    assert "not written yet" in result.failures[0]
+    assert "not written yet" in result.messages[0]

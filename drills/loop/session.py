@@ -1,22 +1,21 @@
-"""The drill loop's logic: start, check, pause, hints, give up, compare. Functions over the history
-that return data; the CLI prints it (drills/views/render.py)."""
+"""The drill loop's logic: start, check, pause, hints, give up; each target's state. Functions over
+the history that return data; the CLI prints it with drills/views."""
 
 from __future__ import annotations
 
-import ast
 import json
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from drills.loop.clock import Clock
-from drills.loop.stubs import REFERENCE, find_functions, stub_for
+from drills.loop.stubs import stub_for
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
-from grader.catalog import Target, format_time, load_catalog
-from grader.run import GradeError, GradeResult, Runner, grade, run_in_subprocess
-
-FULL = "full"
+from drills.store.records import personal_best
+from grader.catalog import FULL, format_time, load_catalog
+from grader.process import Runner, run_in_subprocess
+from grader.run import grade_file
+from grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
 
 class DrillError(Exception):
@@ -25,17 +24,6 @@ class DrillError(Exception):
     def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
-
-
-def targets_of(attempt_target: str) -> list[Target]:
-    """The targets an attempt drills: one, or every core target for ``full``."""
-    catalog = load_catalog()
-    return list(catalog.targets) if attempt_target == FULL else [catalog.get(attempt_target)]
-
-
-def target_time(attempt_target: str) -> int:
-    catalog = load_catalog()
-    return catalog.full_time if attempt_target == FULL else catalog.get(attempt_target).target_time
 
 
 def describe_active(attempt: Attempt, now: float) -> str:
@@ -77,15 +65,14 @@ def archive_file(path: Path) -> Path:
 
 
 def start(history: History, target_id: str, workspace: Path, clock: Clock) -> Started:
-    if target_id != FULL:
-        target_id = load_catalog().get(target_id).id
+    target_id = load_catalog().resolve(target_id)
     active = history.active()
     if active is not None:
         raise DrillError(
             f"{describe_active(active, clock())}. Continue it with  drill watch  (or drill check), "
             "or end it first with  drill abandon  (your file is archived) or  drill give-up."
         )
-    targets = targets_of(target_id)
+    targets = load_catalog().drilled(target_id)
     symbols = tuple(s for t in targets for s in t.symbols)
     label = "the full drill (every target)" if target_id == FULL else f"target {target_id}"
     path = workspace / f"{target_id}.py"
@@ -95,7 +82,7 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock) -> St
     except OSError as exc:
         raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
     attempt = history.start(target_id, path.resolve(), clock())
-    return Started(attempt, path, symbols, archived, personal_best(history, target_id), target_time(target_id))
+    return Started(attempt, path, symbols, archived, personal_best(history, target_id), load_catalog().target_time(target_id))
 
 
 # ---------------------------------------------------------------------------- check
@@ -131,17 +118,16 @@ def check(
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     try:
-        result = grade(
+        result = grade_file(
             attempt.file,
-            targets_of(attempt.target),
+            load_catalog().drilled(attempt.target),
             oracle=oracle,
             label=display(attempt.file),
             runner=runner or run_in_subprocess,
         )
     except GradeError as exc:
         raise DrillError(str(exc)) from None
-    record = {**result.to_json(), "failures": {t.target: list(t.failures[:3]) for t in result.targets}}
-    history.add_submission(attempt, when, elapsed, source, json.dumps(record), result.passed)
+    history.add_submission(attempt, when, elapsed, source, json.dumps(result.to_json()), result.passed)
     attempt = history.get(attempt.id)
     if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
         return Checked(attempt, result, elapsed, ())
@@ -151,144 +137,6 @@ def check(
     if result.passed:
         attempt = history.finish(attempt, "passed", attempt.started_at + attempt.paused_total + elapsed)
     return Checked(history.get(attempt.id), result, elapsed, newly)
-
-
-# ---------------------------------------------------------------------------- records
-
-
-def finished_attempts(history: History, target_id: str) -> list[Attempt]:
-    """Attempts that count: passed or given up (an abandoned attempt is a reset, not a try)."""
-    return [a for a in history.attempts(target_id) if a.outcome in ("passed", "gave-up")]
-
-
-def personal_best(history: History, target_id: str, before: Attempt | None = None) -> float | None:
-    """The best unassisted time (an assisted attempt is not a record), optionally of the attempts before one."""
-    times = [
-        a.time
-        for a in history.attempts(target_id)
-        if a.time is not None and not a.assisted and (before is None or a.id < before.id)
-    ]
-    return min(times, default=None)
-
-
-def segments(attempt: Attempt) -> list[tuple[str, float]]:
-    """A full attempt's splits as (target, time spent on it since the previous split), in the order passed."""
-    out, previous = [], 0.0
-    for target, at in sorted(attempt.splits.items(), key=lambda kv: kv[1]):
-        out.append((target, at - previous))
-        previous = at
-    return out
-
-
-@dataclass(frozen=True)
-class ScoreRow:
-    target: str
-    target_time: int
-    time: float | None
-    best: float | None
-    attempts: int
-    assisted: bool
-    new_best: bool
-
-    @property
-    def delta(self) -> float | None:
-        return None if self.time is None else self.time - self.target_time
-
-
-@dataclass(frozen=True)
-class Scoreboard:
-    attempt: Attempt
-    rows: tuple[ScoreRow, ...]
-    total: ScoreRow | None
-    """For the full drill: the whole run against 45:00."""
-    sum_of_best: float | None
-
-    @property
-    def new_best(self) -> bool:
-        """A new record for the attempt as a whole (for the full drill, its total; best splits are marked per row)."""
-        return self.total.new_best if self.total is not None else any(r.new_best for r in self.rows)
-
-
-def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
-    catalog = load_catalog()
-    count = len(finished_attempts(history, attempt.target))
-    if attempt.target != FULL:
-        previous = personal_best(history, attempt.target, before=attempt)
-        time = attempt.time
-        new_best = time is not None and not attempt.assisted and (previous is None or time < previous)
-        row = ScoreRow(
-            attempt.target,
-            catalog.get(attempt.target).target_time,
-            time,
-            personal_best(history, attempt.target),
-            count,
-            attempt.assisted,
-            new_best,
-        )
-        return Scoreboard(attempt, (row,), None, None)
-    fulls = [a for a in history.attempts(FULL) if a.splits and not a.assisted]
-    best_segment: dict[str, float] = {}
-    previous_segment: dict[str, float] = {}
-    for other in fulls:
-        for target, seconds in segments(other):
-            best_segment[target] = min(seconds, best_segment.get(target, seconds))
-            if other.id < attempt.id:
-                previous_segment[target] = min(seconds, previous_segment.get(target, seconds))
-    rows = tuple(
-        ScoreRow(
-            target,
-            catalog.get(target).target_time,
-            seconds,
-            best_segment.get(target),
-            count,
-            attempt.assisted,
-            not attempt.assisted and (target not in previous_segment or seconds < previous_segment[target]),
-        )
-        for target, seconds in segments(attempt)
-    )
-    previous_total = personal_best(history, FULL, before=attempt)
-    total_time = attempt.time
-    total = ScoreRow(
-        FULL,
-        catalog.full_time,
-        total_time,
-        personal_best(history, FULL),
-        count,
-        attempt.assisted,
-        total_time is not None and not attempt.assisted and (previous_total is None or total_time < previous_total),
-    )
-    sob = sum(best_segment.values()) if len(best_segment) == len(catalog.targets) else None
-    return Scoreboard(attempt, rows, total, sob)
-
-
-@dataclass(frozen=True)
-class TargetStats:
-    target: str
-    target_time: int
-    attempts: int
-    best: float | None
-    median_last_five: float | None
-    times: tuple[float, ...]
-    """Passed times, oldest first (for the sparkline)."""
-    share_under: float | None
-    last: Attempt | None
-
-
-def stats(history: History, target_id: str) -> TargetStats:
-    done = finished_attempts(history, target_id)
-    times = tuple(a.time for a in done if a.time is not None)
-    limit = target_time(target_id)
-    under = sum(1 for a in done if a.time is not None and a.time <= limit)
-    return TargetStats(
-        target=target_id,
-        target_time=limit,
-        attempts=len(done),
-        best=personal_best(history, target_id),
-        median_last_five=statistics.median(times[-5:]) if times else None,
-        times=times,
-        share_under=under / len(done) if done else None,
-        last=done[-1] if done else None,
-    )
 
 
 # ---------------------------------------------------------------------------- pause, give up, abandon, hints
@@ -335,7 +183,7 @@ def hint(history: History, target_id: str | None) -> Hints:
             raise DrillError("no attempt in progress: name a target,  drill hint TARGET")
         target = catalog.get(target_id)
         return Hints(target.id, target.hints, 0, counted=False)
-    drilled = targets_of(attempt.target)
+    drilled = load_catalog().drilled(attempt.target)
     if target_id is None:
         target = next((t for t in drilled if t.id not in attempt.splits), drilled[-1])
     else:
@@ -346,111 +194,48 @@ def hint(history: History, target_id: str | None) -> Hints:
     return Hints(target.id, target.hints[:shown], len(target.hints) - shown, counted=True)
 
 
-# ---------------------------------------------------------------------------- compare with the reference
+
+
+# ---------------------------------------------------------------------------- each target's state
 
 
 @dataclass(frozen=True)
-class Comparison:
+class TargetState:
+    """Where one target of an attempt stands, by its split and the latest graded version."""
+
     target: str
-    source_label: str
-    pairs: tuple[tuple[str, str | None, str], ...]
-    """(symbol, the user's code or None when missing, the reference's code)."""
-    peeked: bool
-    """Shown before the target passed."""
-    marked_assisted: bool
-    """The peek marked the attempt in progress assisted."""
+    split: float | None
+    """The clock when it first passed."""
+    result: TargetResult | None
+    """Its verdict on the latest graded version; None before the first grading."""
+
+    @property
+    def state(self) -> str:
+        """passed, failing, or not graded."""
+        if self.split is not None:
+            return "passed"
+        return "not graded" if self.result is None else "failing"
+
+    @property
+    def failure(self) -> Failure | None:
+        """The failure to fix first."""
+        return self.result.failures[0] if self.result is not None and self.result.failures else None
 
 
-def symbol_sources(source: str) -> dict[str, str]:
-    """Each function's source, by catalog symbol name; empty when the file does not parse."""
+def target_states(attempt: Attempt, latest: GradeResult | None) -> tuple[TargetState, ...]:
+    """Each target of the attempt, in catalog order, by its split and the verdict ``latest``."""
+    graded = {t.target: t for t in latest.targets} if latest is not None else {}
+    return tuple(
+        TargetState(t.id, attempt.splits.get(t.id), graded.get(t.id)) for t in load_catalog().drilled(attempt.target)
+    )
+
+
+def latest_result(history: History, attempt: Attempt) -> GradeResult | None:
+    """The verdict on the attempt's latest graded version, as the history keeps it."""
+    submissions = history.submissions(attempt)
+    if not submissions:
+        return None
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
-    lines = source.splitlines(keepends=True)
-    found = {}
-    for name, node in find_functions(tree).items():
-        start = min([node.lineno, *[d.lineno for d in node.decorator_list]])
-        assert node.end_lineno is not None
-        keep = list(range(start - 1, node.end_lineno))
-        first = node.body[0]
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            docstring = range(first.lineno - 1, (first.end_lineno or first.lineno))
-            keep = [i for i in keep if i not in docstring]  # the docstring is the same on both sides
-        found[name] = _dedent("".join(lines[i] for i in keep))
-    return found
-
-
-def _dedent(text: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(text).rstrip() + "\n"
-
-
-def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
-    catalog = load_catalog()
-    attempt = history.active()
-    if target_id is None:
-        if attempt is None:
-            attempts = history.attempts()
-            if not attempts:
-                raise DrillError("nothing to compare yet: start a drill with  drill start TARGET")
-            attempt = attempts[-1]
-        target = next((t for t in targets_of(attempt.target) if t.id not in attempt.splits), None)
-        target = target or targets_of(attempt.target)[0]
-    else:
-        target = catalog.get(target_id)
-        if attempt is None or target not in targets_of(attempt.target):
-            mine = [a for a in history.attempts() if target in targets_of(a.target)]
-            if not mine:
-                raise DrillError(f"you have never attempted {target.id}: start with  drill start {target.id}")
-            attempt = mine[-1]
-    allowed = target.id in attempt.splits or attempt.outcome == "gave-up"
-    if not allowed and attempt.outcome == "abandoned" and not peek:
-        raise DrillError(
-            f"your last attempt at {target.id} was abandoned before it passed: "
-            f"drill diff {target.id} --peek shows it anyway"
-        )
-    if not allowed and not peek:
-        raise DrillError(
-            f"{target.id} has not passed yet, and comparing now would spoil the drill: "
-            f"drill diff {target.id} --peek shows it and marks the attempt assisted; drill give-up ends it first"
-        )
-    marked = not allowed and attempt.in_progress
-    if marked:
-        history.mark_assisted(attempt)
-    source, label = _latest_source(history, attempt)
-    ours = symbol_sources(source)
-    reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
-    pairs = tuple((s, ours.get(s), reference[s]) for s in target.symbols)
-    return Comparison(target.id, label, pairs, peeked=not allowed, marked_assisted=marked)
-
-
-def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:
-    if attempt.in_progress and attempt.file.exists():
-        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
-    submissions = history.submissions(attempt)
-    if submissions:
-        readable = submissions[-1].source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        return readable, f"{display(attempt.file)} as last graded"
-    if attempt.archive and Path(attempt.archive).exists():
-        return Path(attempt.archive).read_text(encoding="utf-8", errors="replace"), display(Path(attempt.archive))
-    if attempt.file.exists():
-        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
-    return "", "(no source kept)"
-
-
-def status_lines(history: History, attempt: Attempt) -> list[tuple[str, str, str]]:
-    """Per target of the attempt: (target, state, detail) from the latest graded version."""
-    submissions = history.submissions(attempt)
-    latest = json.loads(submissions[-1].result) if submissions else None
-    rows = []
-    for target in targets_of(attempt.target):
-        if target.id in attempt.splits:
-            rows.append((target.id, "passed", f"at {format_time(attempt.splits[target.id])}"))
-        elif latest is None:
-            rows.append((target.id, "not graded", "save your file, or run drill check"))
-        else:
-            failures = latest.get("failures", {}).get(target.id, [])
-            rows.append((target.id, "failing", failures[0].splitlines()[0] if failures else ""))
-    return rows
+        return GradeResult.from_json(json.loads(submissions[-1].result))
+    except (ValueError, TypeError, AttributeError):
+        return None

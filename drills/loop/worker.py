@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from grader.run import (
+from grader.process import (
     GRADER,
     PARENT_ENV,
     STOP_SIGNALS,

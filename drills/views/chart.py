@@ -1,21 +1,18 @@
-"""Progress charts: each attempt's time over the days with the target time as a line, the streak of
-practice days, and the full drill's splits with the sum of best.
+"""Progress charts: each attempt's time over the days with the target time as a line, and the full
+drill's splits with the sum of best.
 
-``progress`` gathers the data from the history (frozen dataclasses); ``draw`` turns it into text with
-plotext (imported there: it costs a third of a second). Days are calendar days in the time zone
-given (the local one by default).
+``draw`` turns a Progress (drills/store/progress.py gathers it from the history) into text with
+plotext (imported here, when drawing: it costs a third of a second).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import timedelta
 from typing import Any
 
-from drills.loop.session import FULL, segments
-from drills.store.history import Attempt, History
-from grader.catalog import format_time, load_catalog
+from drills.store.progress import Progress, day_of, midnight
+from grader.catalog import FULL, format_time, load_catalog
 
 COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
 """256-colour codes, one per target in catalog order (the same target, the same colour, in every chart)."""
@@ -24,128 +21,6 @@ GAVE_UP = "✗"
 ASSISTED = "○"
 TARGET_LINE = 8  # grey
 BEST_LINE = 10  # green
-
-
-# ---------------------------------------------------------------------------- data
-
-
-@dataclass(frozen=True)
-class Point:
-    at: float
-    """When the attempt ended (epoch seconds)."""
-    seconds: float
-    """The clock at the end: a pass's time, or when you gave up."""
-    passed: bool
-    assisted: bool
-
-
-@dataclass(frozen=True)
-class Series:
-    target: str
-    target_time: int
-    index: int
-    """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
-    points: tuple[Point, ...]
-
-
-@dataclass(frozen=True)
-class FullRun:
-    number: int
-    at: float
-    seconds: float
-    """The clock at the end: the run's time if it passed, else when you gave up."""
-    passed: bool
-    segments: tuple[tuple[str, float], ...]
-    """(target, time spent on it since the previous split), in the order passed."""
-
-
-@dataclass(frozen=True)
-class Streak:
-    days: int
-    """Consecutive days with a finished attempt, ending today or yesterday."""
-    today: bool
-    """Today is one of them (else the streak ends yesterday, or is 0)."""
-    longest: int
-    last: date | None
-    """The latest practice day."""
-    recent: tuple[bool, ...]
-    """Practised or not, for each of the last 14 days, today last."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    series: tuple[Series, ...]
-    """Targets with at least one finished attempt, in catalog order."""
-    full: tuple[FullRun, ...]
-    sum_of_best: float | None
-    """Of the full drill's splits (unassisted runs), when every core target has one."""
-    streak: Streak
-    first_day: date | None
-    today: date
-    tz: tzinfo | None
-
-
-def day_of(seconds: float, tz: tzinfo | None = None) -> date:
-    return datetime.fromtimestamp(seconds, tz).date()
-
-
-def midnight(day: date, tz: tzinfo | None = None) -> float:
-    return datetime.combine(day, time(), tzinfo=tz).timestamp()
-
-
-def streak(days: set[date], today: date, window: int = 14) -> Streak:
-    yesterday = today - timedelta(days=1)
-    end = today if today in days else yesterday if yesterday in days else None
-    current = 0
-    if end is not None:
-        while end - timedelta(days=current) in days:
-            current += 1
-    longest, run, previous = 0, 0, None
-    for day in sorted(days):
-        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
-        longest, previous = max(longest, run), day
-    recent = tuple(today - timedelta(days=k) in days for k in range(window - 1, -1, -1))
-    return Streak(current, today in days, longest, max(days, default=None), recent)
-
-
-def _finished(attempts: list[Attempt]) -> list[Attempt]:
-    done = [a for a in attempts if a.outcome in ("passed", "gave-up") and a.ended_at is not None]
-    return sorted(done, key=lambda a: (a.ended_at, a.id))
-
-
-def _seconds(attempt: Attempt) -> float:
-    """A pass's time; for a give-up, the clock when you gave up."""
-    time = attempt.time
-    return time if time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
-
-
-def progress(history: History, now: float, tz: tzinfo | None = None) -> Progress:
-    catalog = load_catalog()
-    slots = [(t.id, t.target_time) for t in catalog.targets] + [(FULL, catalog.full_time)]
-    slots += [(t.id, t.target_time) for t in catalog.extensions]
-    by_target: dict[str, list[Attempt]] = {}
-    for attempt in history.attempts():
-        by_target.setdefault(attempt.target, []).append(attempt)
-    series = []
-    for index, (target, limit) in enumerate(slots):
-        done = _finished(by_target.get(target, []))
-        if done:
-            points = tuple(Point(a.ended_at or now, _seconds(a), a.outcome == "passed", a.assisted) for a in done)
-            series.append(Series(target, limit, index, points))
-    fulls = _finished(by_target.get(FULL, []))
-    runs = tuple(
-        FullRun(n, a.ended_at or now, _seconds(a), a.outcome == "passed", tuple(segments(a)))
-        for n, a in enumerate(fulls, 1)
-    )
-    best: dict[str, float] = {}
-    for a in by_target.get(FULL, []):  # as the scoreboard counts it: every unassisted run with splits
-        if not a.assisted:
-            for target, seconds in segments(a):
-                best[target] = min(seconds, best.get(target, seconds))
-    sob = sum(best.values()) if len(best) == len(catalog.targets) else None
-    days = {day_of(p.at, tz) for s in series for p in s.points}
-    today = day_of(now, tz)
-    return Progress(tuple(series), runs, sob, streak(days, today), min(days, default=None), today, tz)
 
 
 # ---------------------------------------------------------------------------- drawing

@@ -1,4 +1,6 @@
-"""Renderers: functions from result objects to rich renderables. No logic, no I/O."""
+"""Renderers of the catalog and your records: functions from data to rich renderables (tables,
+scoreboards, stats, hints, the side-by-side diff, the queue, review cards, the streak). No logic,
+no I/O. A grading's report and the live watch are drawn by drills/views/report.py."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from grader.catalog import Catalog, Target, format_time
+from grader.catalog import FULL, Catalog, Target, format_time
 
 if TYPE_CHECKING:
-    from drills.loop.session import Checked, Comparison, Hints, Scoreboard, TargetStats
+    from drills.loop.diff import Comparison
+    from drills.loop.session import Hints
+    from drills.store.progress import Streak
+    from drills.store.records import DrillRecord, Scoreboard, TargetStats
     from drills.store.schedule import TargetCard
-    from drills.views.chart import Streak
     from drills.views.reviews import ReviewCard
-    from grader.run import GradeResult, TargetResult
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -40,54 +43,11 @@ def next_step(command: str, why: str = "") -> Text:
     return line
 
 
-# ---------------------------------------------------------------------------- grading
-
-
-def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
-    rows: list[RenderableType] = [Text(result.file, style="bold")]
-    for tr in result.targets:
-        line = Text()
-        if tr.passed:
-            line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
-                f"{tr.tests} tests passed", style="green"
-            )
-            rows.append(line)
-            continue
-        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(_failed_summary(tr), style="red")
-        rows.append(line)
-        shown = tr.failures[:show_failures]
-        for message in shown:
-            rows.append(Padding(Text(message), (0, 0, 0, 4)))
-        if tr.not_run and tr.failures and tr.failures[-1] not in shown:  # why the rest was not run
-            rows.append(Padding(Text(tr.failures[-1], style="dim"), (0, 0, 0, 4)))
-    for note in result.notes:
-        rows.append(Text(f" note: {note}", style="yellow"))
-    passed = sum(tr.passed for tr in result.targets)
-    verdict = Text(
-        f"{passed} of {len(result.targets)} targets passed ({result.seconds:.1f} s)",
-        style="bold green" if result.passed else "bold red",
-    )
-    rows.append(Padding(verdict, (1, 0, 0, 0)))
-    return Group(*rows)
-
-
-def _failed_summary(tr: TargetResult) -> str:
-    """'3 of 16 tests failed', '1 of 16 tests failed, 15 not run', '16 of 16 tests not run'."""
-    if tr.tests == 0:
-        return "no tests selected"
-    if tr.failed == 0 and tr.not_run:
-        return f"{tr.not_run} of {tr.tests} tests not run"
-    summary = f"{tr.failed} of {tr.tests} tests failed"
-    return f"{summary}, {tr.not_run} not run" if tr.not_run else summary
-
-
 # ---------------------------------------------------------------------------- catalog
 
 
-def catalog_table(
-    catalog: Catalog, records: dict[str, tuple[float | None, str, int]], due: dict[str, str] | None = None
-) -> Table:
-    """``records``: per target id (and 'full'), (best, last, attempts); ``due``: when each is due next."""
+def catalog_table(catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None = None) -> Table:
+    """``records``: per drill id, your best, last and attempts; ``due``: when each is due next."""
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("target")
     table.add_column("what you write")
@@ -99,7 +59,8 @@ def catalog_table(
         table.add_column("due", justify="right")
 
     def add(target_id: str, what: str, target_time: int) -> None:
-        best, last, attempts = records.get(target_id, (None, "-", 0))
+        record = records.get(target_id)
+        best, last, attempts = (record.best, record.last, record.attempts) if record else (None, "-", 0)
         cells: list[RenderableType] = [target_id, what, format_time(target_time), t(best), last, str(attempts)]
         if due is not None:
             when = due.get(target_id, "-")
@@ -111,7 +72,7 @@ def catalog_table(
 
     for target in catalog.targets:
         add(target.id, symbols(target), target.target_time)
-    add("full", "everything above, one split per target", catalog.full_time)
+    add(FULL, "everything above, one split per target", catalog.full_time)
     if catalog.extensions:
         table.add_row(Text("follow-ups", style="dim"), Text("what interviewers ask next", style="dim"))
         for target in catalog.extensions:
@@ -163,18 +124,6 @@ def scoreboard(board: Scoreboard) -> RenderableType:
     if board.total is not None:
         parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
     return Group(*parts)
-
-
-def passed_line(checked: Checked, board: Scoreboard) -> Text:
-    attempt = checked.attempt
-    main = board.total if board.total is not None else board.rows[0]
-    line = Text(" ✓ ", style="bold green")
-    line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
-    line.append_text(delta(main.delta))
-    line.append(")")
-    if board.new_best:
-        line.append("   ★ new personal best", style="bold yellow")
-    return line
 
 
 # ---------------------------------------------------------------------------- stats, hints, diff
@@ -329,6 +278,10 @@ def review_card(card: ReviewCard) -> RenderableType:
         bullets(card.interviewer_next),
     )
     return Panel(body, title=f"review: {card.target}", title_align="left", border_style="dim")
+
+
+def sum_of_best_line(seconds: float | None) -> Text:
+    return Text(f" Sum of best splits: {t(seconds)}  (every core target's best split of the full drill, added up)")
 
 
 def streak_line(streak: Streak) -> Text:

@@ -1,0 +1,104 @@
+"""``drill diff``: your code and the reference side by side, symbol by symbol (after a pass, or
+with ``--peek``, which marks the attempt assisted)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from drills.loop.session import DrillError
+from drills.loop.stubs import REFERENCE, find_functions
+from drills.store.history import Attempt, History
+from drills.store.paths import display
+from grader.catalog import load_catalog
+
+
+@dataclass(frozen=True)
+class Comparison:
+    target: str
+    source_label: str
+    pairs: tuple[tuple[str, str | None, str], ...]
+    """(symbol, the user's code or None when missing, the reference's code)."""
+    peeked: bool
+    """Shown before the target passed."""
+    marked_assisted: bool
+    """The peek marked the attempt in progress assisted."""
+
+
+def symbol_sources(source: str) -> dict[str, str]:
+    """Each function's source, by catalog symbol name; empty when the file does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    lines = source.splitlines(keepends=True)
+    found = {}
+    for name, node in find_functions(tree).items():
+        start = min([node.lineno, *[d.lineno for d in node.decorator_list]])
+        assert node.end_lineno is not None
+        keep = list(range(start - 1, node.end_lineno))
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            docstring = range(first.lineno - 1, (first.end_lineno or first.lineno))
+            keep = [i for i in keep if i not in docstring]  # the docstring is the same on both sides
+        found[name] = _dedent("".join(lines[i] for i in keep))
+    return found
+
+
+def _dedent(text: str) -> str:
+    return textwrap.dedent(text).rstrip() + "\n"
+
+
+def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
+    catalog = load_catalog()
+    attempt = history.active()
+    if target_id is None:
+        if attempt is None:
+            attempts = history.attempts()
+            if not attempts:
+                raise DrillError("nothing to compare yet: start a drill with  drill start TARGET")
+            attempt = attempts[-1]
+        target = next((t for t in load_catalog().drilled(attempt.target) if t.id not in attempt.splits), None)
+        target = target or load_catalog().drilled(attempt.target)[0]
+    else:
+        target = catalog.get(target_id)
+        if attempt is None or target not in load_catalog().drilled(attempt.target):
+            mine = [a for a in history.attempts() if target in load_catalog().drilled(a.target)]
+            if not mine:
+                raise DrillError(f"you have never attempted {target.id}: start with  drill start {target.id}")
+            attempt = mine[-1]
+    allowed = target.id in attempt.splits or attempt.outcome == "gave-up"
+    if not allowed and attempt.outcome == "abandoned" and not peek:
+        raise DrillError(
+            f"your last attempt at {target.id} was abandoned before it passed: "
+            f"drill diff {target.id} --peek shows it anyway"
+        )
+    if not allowed and not peek:
+        raise DrillError(
+            f"{target.id} has not passed yet, and comparing now would spoil the drill: "
+            f"drill diff {target.id} --peek shows it and marks the attempt assisted; drill give-up ends it first"
+        )
+    marked = not allowed and attempt.in_progress
+    if marked:
+        history.mark_assisted(attempt)
+    source, label = _latest_source(history, attempt)
+    ours = symbol_sources(source)
+    reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
+    pairs = tuple((s, ours.get(s), reference[s]) for s in target.symbols)
+    return Comparison(target.id, label, pairs, peeked=not allowed, marked_assisted=marked)
+
+
+def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:
+    if attempt.in_progress and attempt.file.exists():
+        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
+    submissions = history.submissions(attempt)
+    if submissions:
+        readable = submissions[-1].source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return readable, f"{display(attempt.file)} as last graded"
+    if attempt.archive and Path(attempt.archive).exists():
+        return Path(attempt.archive).read_text(encoding="utf-8", errors="replace"), display(Path(attempt.archive))
+    if attempt.file.exists():
+        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
+    return "", "(no source kept)"

@@ -1,0 +1,113 @@
+"""Your progress over the days: each finished attempt's time, the full drill's runs and splits, and
+the streak of practice days, gathered from the history for ``drill chart`` (drills/views/chart.py
+draws it). Days are calendar days in the time zone given (the local one by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, tzinfo
+
+from drills.store.history import Attempt, History
+from drills.store.records import clock_at_end, finished, segments, sum_of_best
+from grader.catalog import FULL, load_catalog
+
+
+@dataclass(frozen=True)
+class Point:
+    at: float
+    """When the attempt ended (epoch seconds)."""
+    seconds: float
+    """The clock at the end: a pass's time, or when you gave up."""
+    passed: bool
+    assisted: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    target: str
+    target_time: int
+    index: int
+    """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class FullRun:
+    number: int
+    at: float
+    seconds: float
+    """The clock at the end: the run's time if it passed, else when you gave up."""
+    passed: bool
+    segments: tuple[tuple[str, float], ...]
+    """(target, time spent on it since the previous split), in the order passed."""
+
+
+@dataclass(frozen=True)
+class Streak:
+    days: int
+    """Consecutive days with a finished attempt, ending today or yesterday."""
+    today: bool
+    """Today is one of them (else the streak ends yesterday, or is 0)."""
+    longest: int
+    last: date | None
+    """The latest practice day."""
+    recent: tuple[bool, ...]
+    """Practised or not, for each of the last 14 days, today last."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    series: tuple[Series, ...]
+    """Targets with at least one finished attempt, in catalog order."""
+    full: tuple[FullRun, ...]
+    sum_of_best: float | None
+    """Of the full drill's splits (unassisted runs), when every core target has one."""
+    streak: Streak
+    first_day: date | None
+    today: date
+    tz: tzinfo | None
+
+
+def day_of(seconds: float, tz: tzinfo | None = None) -> date:
+    return datetime.fromtimestamp(seconds, tz).date()
+
+
+def midnight(day: date, tz: tzinfo | None = None) -> float:
+    return datetime.combine(day, time(), tzinfo=tz).timestamp()
+
+
+def streak(days: set[date], today: date, window: int = 14) -> Streak:
+    yesterday = today - timedelta(days=1)
+    end = today if today in days else yesterday if yesterday in days else None
+    current = 0
+    if end is not None:
+        while end - timedelta(days=current) in days:
+            current += 1
+    longest, run, previous = 0, 0, None
+    for day in sorted(days):
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        longest, previous = max(longest, run), day
+    recent = tuple(today - timedelta(days=k) in days for k in range(window - 1, -1, -1))
+    return Streak(current, today in days, longest, max(days, default=None), recent)
+
+
+def progress(history: History, now: float, tz: tzinfo | None = None) -> Progress:
+    """Every finished attempt, per drill in the catalog's order, and the full drill's runs."""
+    catalog = load_catalog()
+    by_drill: dict[str, list[Attempt]] = {}
+    for attempt in history.attempts():
+        by_drill.setdefault(attempt.target, []).append(attempt)
+    series = []
+    for index, drill_id in enumerate(catalog.drill_ids):
+        done = finished(by_drill.get(drill_id, []))
+        if done:
+            points = tuple(Point(a.ended_at or now, clock_at_end(a), a.outcome == "passed", a.assisted) for a in done)
+            series.append(Series(drill_id, catalog.target_time(drill_id), index, points))
+    runs = tuple(
+        FullRun(n, a.ended_at or now, clock_at_end(a), a.outcome == "passed", tuple(segments(a)))
+        for n, a in enumerate(finished(by_drill.get(FULL, [])), 1)
+    )
+    days = {day_of(p.at, tz) for s in series for p in s.points}
+    today = day_of(now, tz)
+    return Progress(tuple(series), runs, sum_of_best(history), streak(days, today), min(days, default=None), today, tz)

@@ -1,0 +1,199 @@
+"""Records: what the history says of your times. The one place that decides which attempts count
+(finished ones), what a personal best is, how a full drill's splits become segments and the sum of
+best, and what a scoreboard and a stats row hold. Functions over the history that return frozen
+data; drills/views draws it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from drills.store.history import Attempt, History
+from grader.catalog import FULL, format_time, load_catalog
+
+FINISHED = ("passed", "gave-up")
+"""The outcomes that count as an attempt: an abandoned attempt is a reset, not a try."""
+
+
+def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
+    """The attempts that count (passed or given up), in the order they ended."""
+    done = [a for a in attempts if a.outcome in FINISHED and a.ended_at is not None]
+    return sorted(done, key=lambda a: (a.ended_at, a.id))
+
+
+def finished_attempts(history: History, drill_id: str) -> list[Attempt]:
+    """A drill's attempts that count, in the order they ended."""
+    return finished(history.attempts(drill_id))
+
+
+def personal_best(history: History, drill_id: str, before: Attempt | None = None) -> float | None:
+    """The best unassisted time (an assisted attempt is not a record), optionally of the attempts before one."""
+    times = [
+        a.time
+        for a in history.attempts(drill_id)
+        if a.time is not None and not a.assisted and (before is None or a.id < before.id)
+    ]
+    return min(times, default=None)
+
+
+def clock_at_end(attempt: Attempt) -> float:
+    """A pass's time; for a give-up, the clock when you gave up."""
+    time = attempt.time
+    return time if time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
+
+
+# ---------------------------------------------------------------------------- splits
+
+
+def segments(attempt: Attempt) -> list[tuple[str, float]]:
+    """A full attempt's splits as (target, time spent on it since the previous split), in the order passed."""
+    out, previous = [], 0.0
+    for target, at in sorted(attempt.splits.items(), key=lambda kv: kv[1]):
+        out.append((target, at - previous))
+        previous = at
+    return out
+
+
+def best_segments(history: History, before: Attempt | None = None) -> dict[str, float]:
+    """Per core target, its shortest segment over the unassisted full drills with splits (those before
+    one attempt, when given). A split is kept the moment it is made: a run still in progress counts."""
+    best: dict[str, float] = {}
+    for run in history.attempts(FULL):
+        if run.assisted or not run.splits or (before is not None and run.id >= before.id):
+            continue
+        for target, seconds in segments(run):
+            best[target] = min(seconds, best.get(target, seconds))
+    return best
+
+
+def sum_of_best(history: History) -> float | None:
+    """Every core target's best segment of the full drill, added up; None until each has one."""
+    best = best_segments(history)
+    return sum(best.values()) if len(best) == len(load_catalog().targets) else None
+
+
+# ---------------------------------------------------------------------------- the catalog with your times
+
+
+@dataclass(frozen=True)
+class DrillRecord:
+    """One line of ``drill list``: a drill's best and last times and how many attempts count."""
+
+    best: float | None
+    last: str
+    """The last finished attempt's time, "gave up", or "-"."""
+    attempts: int
+
+
+def drill_records(history: History) -> dict[str, DrillRecord]:
+    """Every drill's record, by id, in the catalog's order."""
+    records = {}
+    for drill_id in load_catalog().drill_ids:
+        done = finished_attempts(history, drill_id)
+        last = "-" if not done else "gave up" if done[-1].time is None else format_time(done[-1].time)
+        records[drill_id] = DrillRecord(personal_best(history, drill_id), last, len(done))
+    return records
+
+
+# ---------------------------------------------------------------------------- scoreboard
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    target: str
+    target_time: int
+    time: float | None
+    best: float | None
+    attempts: int
+    assisted: bool
+    new_best: bool
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.time is None else self.time - self.target_time
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    attempt: Attempt
+    rows: tuple[ScoreRow, ...]
+    total: ScoreRow | None
+    """For the full drill: the whole run against 45:00."""
+    sum_of_best: float | None
+
+    @property
+    def new_best(self) -> bool:
+        """A new record for the attempt as a whole (for the full drill, its total; best splits are marked per row)."""
+        return self.total.new_best if self.total is not None else any(r.new_best for r in self.rows)
+
+
+def _row(history: History, attempt: Attempt, count: int) -> ScoreRow:
+    """The attempt's own line: its time against its target time and its personal best."""
+    previous = personal_best(history, attempt.target, before=attempt)
+    time = attempt.time
+    return ScoreRow(
+        attempt.target,
+        load_catalog().target_time(attempt.target),
+        time,
+        personal_best(history, attempt.target),
+        count,
+        attempt.assisted,
+        time is not None and not attempt.assisted and (previous is None or time < previous),
+    )
+
+
+def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
+    """The board shown when an attempt passes: one row, or for the full drill a row per split and a total."""
+    count = len(finished_attempts(history, attempt.target))
+    if attempt.target != FULL:
+        return Scoreboard(attempt, (_row(history, attempt, count),), None, None)
+    catalog = load_catalog()
+    best, before = best_segments(history), best_segments(history, before=attempt)
+    rows = tuple(
+        ScoreRow(
+            target,
+            catalog.get(target).target_time,
+            seconds,
+            best.get(target),
+            count,
+            attempt.assisted,
+            not attempt.assisted and (target not in before or seconds < before[target]),
+        )
+        for target, seconds in segments(attempt)
+    )
+    return Scoreboard(attempt, rows, _row(history, attempt, count), sum_of_best(history))
+
+
+# ---------------------------------------------------------------------------- stats
+
+
+@dataclass(frozen=True)
+class TargetStats:
+    target: str
+    target_time: int
+    attempts: int
+    best: float | None
+    median_last_five: float | None
+    times: tuple[float, ...]
+    """Passed times, oldest first (for the sparkline)."""
+    share_under: float | None
+    last: Attempt | None
+
+
+def stats(history: History, drill_id: str) -> TargetStats:
+    done = finished_attempts(history, drill_id)
+    times = tuple(a.time for a in done if a.time is not None)
+    limit = load_catalog().target_time(drill_id)
+    under = sum(1 for a in done if a.time is not None and a.time <= limit)
+    return TargetStats(
+        target=drill_id,
+        target_time=limit,
+        attempts=len(done),
+        best=personal_best(history, drill_id),
+        median_last_five=statistics.median(times[-5:]) if times else None,
+        times=times,
+        share_under=under / len(done) if done else None,
+        last=done[-1] if done else None,
+    )

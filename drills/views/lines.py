@@ -1,0 +1,95 @@
+"""What the drill commands say in a line or three: a started attempt, a pause, an ending, an export.
+Functions from the data a command returns to rich text; no logic, no I/O."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.text import Text
+
+from drills.store.paths import display
+from drills.views.render import due_in, next_step
+from grader.catalog import FULL, format_time
+
+if TYPE_CHECKING:
+    from drills.loop.session import Started
+    from drills.store.export import Exported, Imported
+    from drills.store.history import Attempt
+
+
+def listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def started_view(started: Started) -> RenderableType:
+    """``drill start``: what was written and blanked, the archive of the previous file, the clock."""
+    symbols = list(started.symbols)
+    blank = f"all {len(symbols)} functions of the engine" if len(symbols) > 6 else listed(symbols)
+    verb = "is" if len(symbols) == 1 else "are"
+    lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {blank} {verb} blank; everything else is the reference."]
+    if started.archived:
+        lines.append(f" Your previous file was archived to {escape(display(started.archived))}.")
+    best = "none yet" if started.best is None else format_time(started.best)
+    lines.append(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best: {best}.")
+    if started.attempt.target == FULL:
+        lines.append(" Each target gets its own split when it first passes, like a speedrun timer.")
+    lines.append(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
+    return Text.from_markup("\n".join(lines))
+
+
+def paused_line(attempt: Attempt, now: float) -> Text:
+    clock = format_time(attempt.elapsed(now))
+    return Text.from_markup(f" Paused {attempt.target} at {clock}. [bold cyan]drill resume[/] restarts the clock.")
+
+
+def resumed_line(attempt: Attempt, now: float) -> Text:
+    clock = format_time(attempt.elapsed(now))
+    return Text.from_markup(f" Resumed {attempt.target} at {clock}. [bold cyan]drill watch[/] grades on save.")
+
+
+def abandoned_view(attempt: Attempt, now: float) -> RenderableType:
+    where = f" Your file is archived at {escape(display(Path(attempt.archive)))}." if attempt.archive else ""
+    return Text.from_markup(
+        f" Abandoned {attempt.target} at {format_time(attempt.elapsed(now))}.{where}\n"
+        f" Start again: [bold cyan]drill start {attempt.target}[/]"
+    )
+
+
+def gave_up_view(attempt: Attempt, now: float) -> RenderableType:
+    compare = "" if attempt.target == FULL else attempt.target
+    return Text.from_markup(
+        f" Gave up {attempt.target} at {format_time(attempt.elapsed(now))}; it counts as an attempt, not a time.\n"
+        f" Compare with the reference: [bold cyan]{f'drill diff {compare}'.rstrip()}[/]"
+    )
+
+
+def stopped_watching(attempt: Attempt, now: float) -> Text:
+    return Text(
+        f" Stopped watching. The clock of {attempt.target} keeps running "
+        f"({format_time(attempt.elapsed(now))}): drill pause stops it, drill watch comes back."
+    )
+
+
+def yours_line(target: str, attempts: int, best: float | None, due: float) -> Text:
+    """Under a review card: your record on it and when it is due."""
+    plural = "s" if attempts != 1 else ""
+    mine = "never drilled" if not attempts else f"{attempts} attempt{plural}, best {format_time(best) if best else '-'}"
+    return next_step(f"drill start {target}", f"yours: {mine}; due {due_in(due)}")
+
+
+def exported_line(exported: Exported, output: Path) -> Text:
+    return Text.from_markup(
+        f" Wrote {exported.attempts} attempts ({exported.splits} splits) to [bold]{escape(display(output))}[/]."
+    )
+
+
+def imported_view(done: Imported) -> RenderableType:
+    line = f" Imported {done.added} attempts ({done.splits} splits"
+    line += f", {done.submissions} graded versions)" if done.submissions else ")"
+    if done.skipped:
+        line += f"; {done.skipped} already in your history were skipped"
+    return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))

@@ -1,0 +1,187 @@
+"""Renderers of gradings: a grading's report, one failure, what ``drill check`` says, each target's
+state (``drill status``), and the live screen of ``drill watch``. Functions from data to rich
+renderables; no logic, no I/O."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from drills.store.paths import display
+from drills.views.render import delta, next_step, reason, review_card, scoreboard, t
+from grader.catalog import FULL, format_time, load_catalog
+
+if TYPE_CHECKING:
+    from drills.loop.session import Checked, TargetState
+    from drills.loop.watch import WatchState
+    from drills.store.history import Attempt
+    from drills.store.records import Scoreboard
+    from drills.store.schedule import TargetCard
+    from drills.views.reviews import ReviewCard
+    from grader.verdict import Failure, GradeResult, TargetResult
+
+OUTPUT_LINES = 12
+"""How many of the last lines a failed test printed are shown under its failure."""
+
+
+def failure_view(failure: Failure) -> Text:
+    """One failure: the verdict's line, the user's lines it went through, the hint, the notes, and
+    the end of what the test printed."""
+    text = Text(failure.headline)
+    for where in failure.location:
+        text.append(f"\n  {where}", style="dim")
+    if failure.hint:
+        text.append("\n  hint: ", style="bold").append(failure.hint)
+    for note in failure.notes:
+        text.append(f"\n  note: {note}", style="yellow")
+    if failure.symbol is None and not failure.location and "\n" in failure.message:
+        text = Text(failure.message)  # a verdict of the grader's own (a stopped check): as it was written
+    printed = failure.output.rstrip().splitlines()
+    if printed:
+        more = f" (its last {OUTPUT_LINES} lines)" if len(printed) > OUTPUT_LINES else ""
+        text.append(f"\n  your code printed{more}:", style="dim")
+        for line in printed[-OUTPUT_LINES:]:
+            text.append(f"\n  │ {line}", style="dim")
+    return text
+
+
+def failed_summary(tr: TargetResult) -> str:
+    """'3 of 16 tests failed', '1 of 16 tests failed, 15 not run', '16 of 16 tests not run'."""
+    if tr.tests == 0:
+        return "no tests selected"
+    if tr.failed == 0 and tr.not_run:
+        return f"{tr.not_run} of {tr.tests} tests not run"
+    summary = f"{tr.failed} of {tr.tests} tests failed"
+    return f"{summary}, {tr.not_run} not run" if tr.not_run else summary
+
+
+def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
+    """Each target's verdict, its first failures, why tests were not run, notes, and the count."""
+    rows: list[RenderableType] = [Text(result.file, style="bold")]
+    for tr in result.targets:
+        line = Text()
+        if tr.passed:
+            line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
+                f"{tr.tests} tests passed", style="green"
+            )
+            rows.append(line)
+            continue
+        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(failed_summary(tr), style="red")
+        rows.append(line)
+        for failure in tr.failures[:show_failures]:
+            rows.append(Padding(failure_view(failure), (0, 0, 0, 4)))
+        if tr.not_run_line:  # why the rest was not run
+            rows.append(Padding(Text(tr.not_run_line, style="dim"), (0, 0, 0, 4)))
+    for note in result.notes:
+        rows.append(Text(f" note: {note}", style="yellow"))
+    passed = sum(tr.passed for tr in result.targets)
+    verdict = Text(
+        f"{passed} of {len(result.targets)} targets passed ({result.seconds:.1f} s)",
+        style="bold green" if result.passed else "bold red",
+    )
+    rows.append(Padding(verdict, (1, 0, 0, 0)))
+    return Group(*rows)
+
+
+def passed_line(checked: Checked, board: Scoreboard) -> Text:
+    attempt = checked.attempt
+    main = board.total if board.total is not None else board.rows[0]
+    line = Text(" ✓ ", style="bold green")
+    line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
+    line.append_text(delta(main.delta))
+    line.append(")")
+    if board.new_best:
+        line.append("   ★ new personal best", style="bold yellow")
+    return line
+
+
+def check_view(checked: Checked, now: float) -> RenderableType:
+    """``drill check`` on an attempt that has not passed yet: the report, new splits, the clock."""
+    parts: list[RenderableType] = [grade_report(checked.result)]
+    for target in checked.newly_passed:
+        parts.append(Text(f" ✓ {target} passed at {format_time(checked.elapsed)}", style="green"))
+    parts.append(
+        Text(
+            f" Clock: {format_time(checked.attempt.elapsed(now))}. Fix the first failure above, save, and check again "
+            "(drill watch does it on every save).",
+            style="dim",
+        )
+    )
+    return Group(*parts)
+
+
+def finish_view(
+    checked: Checked, board: Scoreboard, card: ReviewCard | None, chosen: TargetCard, now: float, report: bool = True
+) -> RenderableType:
+    """An attempt that just passed: the report (unless shown already), the scoreboard, its review card,
+    what to compare, and what is due next."""
+    parts: list[RenderableType] = [grade_report(checked.result)] if report else []
+    parts += [passed_line(checked, board), scoreboard(board)]
+    if card is not None:
+        parts.append(review_card(card))
+    target = checked.attempt.target
+    compare = target if target != FULL else load_catalog().ids[0]
+    parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
+    parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now)}); drill next --start", style="dim"))
+    return Group(*parts)
+
+
+# ---------------------------------------------------------------------------- each target's state
+
+
+def state_line(state: TargetState, clock: str) -> Text:
+    """A target's line: ✓ and its split, ✗ and the failure to fix first, or · not graded yet."""
+    if state.split is not None:
+        return Text(f"   ✓ {state.target:<14} passed at {format_time(state.split)}", style="green")
+    if state.result is None:
+        return Text(f"   · {state.target:<14} {clock}not graded yet", style="dim")
+    text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
+    failure = state.failure
+    detail = failure.headline if failure is not None else state.result.not_run_line or ""
+    return text.append(detail, style="default")
+
+
+def attempt_head(attempt: Attempt, now: float) -> Text:
+    elapsed = format_time(attempt.elapsed(now))
+    state = "⏸ paused" if attempt.paused else "▶"
+    target = format_time(load_catalog().target_time(attempt.target))
+    return Text(f" {attempt.target}  {elapsed} {state}  target {target}", style="bold")
+
+
+def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -> RenderableType:
+    """``drill status``: the clock, and each target's state by the latest graded version."""
+    paused = " (paused)" if attempt.paused else ""
+    target = format_time(load_catalog().target_time(attempt.target))
+    head = Text(f" {attempt.target}", style="bold").append(f"  {format_time(attempt.elapsed(now))}{paused}  target {target}")
+    lines: list[RenderableType] = [head.append(f"   {display(attempt.file)}")]
+    for s in states:
+        if s.split is not None:
+            mark, detail = Text("✓", style="green"), f"at {format_time(s.split)}"
+        elif s.result is None:
+            mark, detail = Text("·"), "save your file, or run drill check"
+        else:
+            mark = Text("✗", style="red")
+            detail = s.failure.headline if s.failure is not None else s.result.not_run_line or ""
+        lines.append(Text("   ").append_text(mark).append(f" {s.target:<14} {s.state:<11} {detail}"))
+    lines.append(next_step("drill resume" if attempt.paused else "drill watch"))
+    return Group(*lines)
+
+
+def watch_screen(state: WatchState, now: float) -> RenderableType:
+    """The live screen of ``drill watch``: the clock, each target's state, the failure to fix first."""
+    attempt = state.attempt
+    clock = f"{format_time(attempt.elapsed(now))}  "
+    lines: list[RenderableType] = [attempt_head(attempt, now), *(state_line(s, clock) for s in state.targets)]
+    if state.message:
+        lines += [Text(""), Text(state.message)]
+    elif state.first_failure is not None:
+        lines += [Text(""), failure_view(state.first_failure)]
+    for note in state.notes:
+        lines.append(Text(f" note: {note}", style="yellow"))
+    graded = f"graded {state.graded_in:.2f} s after each save · " if state.graded_in is not None else ""
+    lines.append(Text(""))
+    lines.append(Text(f" watching {display(attempt.file)} ({graded}Ctrl-C leaves the timer running)", style="dim"))
+    return Group(*lines)

@@ -1,0 +1,165 @@
+"""Child processes that never outlive the command that started them.
+
+A grading runs in a process group of its own (POSIX), or a new console process group (Windows), so
+a Ctrl-C in the terminal is for the command alone, which then ends the grading; the tree is killed
+with ``killpg`` where there is one, else by walking it (psutil). The grading child ends itself when
+it finds its parent gone, after a SIGKILL (grader/conftest.py, drills/loop/worker.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any, Protocol
+
+GRADER = Path(__file__).resolve().parent
+
+
+TIMED_OUT = -1000
+"""The status a runner returns for a grading it had to kill."""
+
+
+PARENT_ENV = "DRILL_GRADING_PARENT"
+"""Tells a grading child (and the warm worker) which process started it: when that process is
+gone, the child ends itself and its process group (grader/conftest.py, drills/loop/worker.py)."""
+
+
+def grading_env() -> dict[str, str]:
+    # No third-party pytest plugins: they cost start-up time and could change the verdict.
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
+
+
+Stalled = Callable[[], str | None]
+"""Polled while a grading runs: the test that has run far past its time limit, if any."""
+
+
+class Runner(Protocol):
+    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
+        """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT;
+        STALLED when ``stalled`` named a test) and the tail of its output."""
+        ...
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that interrupt or terminate a command: its grading goes with it."""
+
+
+@contextmanager
+def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
+    """While in this block, a SIGINT, SIGTERM or SIGHUP to this process first calls ``stop`` (which
+    ends the grading it started), then takes its usual course: KeyboardInterrupt, or death by the
+    signal. Signals this process ignores stay ignored. Signal handlers can only be set in the main
+    thread: elsewhere, this does nothing (the grading child's watchdog remains)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop()
+        handler = previous.get(signum, signal.SIG_DFL)
+        if callable(handler):
+            handler(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)  # dies of it, as it would have without us
+
+    for signum in STOP_SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler in (signal.SIG_IGN, None):
+            continue
+        previous[signum] = handler
+        signal.signal(signum, on_signal)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+STALLED = -1001
+"""The status a runner returns for a grading it stopped because a test ran far past its limit."""
+
+POLL_SECONDS = 0.05
+"""How often a waiting runner looks at its grading."""
+
+
+def own_group() -> dict[str, Any]:
+    """Popen arguments that put a child in a process group of its own: a Ctrl-C in the terminal is
+    then for the command alone (which ends the grading), and the group can be killed whole."""
+    if os.name == "nt":  # pragma: no cover - Windows
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
+    """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
+    with tempfile.TemporaryFile() as output:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=GRADER.parent,
+            env=grading_env(),
+            # A file, not a pipe: a process the user's code started may hold it open after the grading ends.
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            **own_group(),
+        )
+        return wait_for(proc, output, timeout, stalled)
+
+
+def wait_for(
+    proc: subprocess.Popen[Any], output: IO[bytes], timeout: float, stalled: Stalled | None
+) -> tuple[int, str]:
+    """Wait for a grading that writes to ``output``; stop it past ``timeout`` or when ``stalled``
+    names a test; kill its whole tree in any case (what the user's code started goes too), and on
+    an interrupt of this process, first."""
+    deadline = time.monotonic() + timeout
+    with stopped_with_us(lambda: kill_tree(proc.pid)):
+        try:
+            while (status := proc.poll()) is None:
+                if time.monotonic() > deadline:
+                    status = TIMED_OUT
+                    break
+                if stalled is not None and stalled() is not None:
+                    status = STALLED
+                    break
+                time.sleep(POLL_SECONDS)
+        finally:  # KeyboardInterrupt, SystemExit included: the grading goes with the command
+            kill_tree(proc.pid)
+            proc.wait()
+    output.seek(0)
+    return status, output.read()[-4000:].decode("utf-8", "replace")
+
+
+def kill_tree(pid: int) -> None:
+    """Kill the process group led by ``pid`` (the grading and whatever the user's code started);
+    where there are no process groups, the process and its descendants."""
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(pid, signal.SIGKILL)
+            return
+    except (ProcessLookupError, PermissionError):
+        return
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return
+    for process in tree:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(tree, timeout=5)
