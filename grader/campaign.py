@@ -592,16 +592,16 @@ def grade_mutant(mutant: Mutant, runner: Runner, catalog: Catalog, workdir: Path
     killed_by = tuple(t.id for t in targets if not result.get(t.id).passed)
     first = ""
     if killed_by:
-        failures = result.get(killed_by[0]).failures
-        first = failures[0].splitlines()[0] if failures and failures[0] else "failed"
+        verdict = result.get(killed_by[0])
+        first = verdict.failures[0].headline if verdict.failures else verdict.not_run_line or "failed"
     timed_out = bool(killed_by) and all(_timed_out(result.get(t)) for t in killed_by)
     return Outcome(mutant, killed_by, first, time.perf_counter() - start, timed_out)
 
 
 def _timed_out(result: TargetResult) -> bool:
     """Failed only because a test ran past its time limit (and the others were then not run)."""
-    stopped = [f for f in result.failures if "took longer than" in f or "ran past its time limit" in f]
-    return not result.passed and len(stopped) == len(result.failures)
+    stopped = [m for m in result.messages if "took longer than" in m or "ran past its time limit" in m]
+    return not result.passed and len(stopped) == len(result.messages)
 
 
 def run(

@@ -82,6 +82,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # ------------------------------------------------------------------------------ fixtures
 
 
+# NOTE: _blame is session-scoped but each test sets its ``target`` (the autouse fixture below): read
+# it only during a test, never keep what it said for a later one.
 @pytest.fixture(scope="session")
 def _blame(pytestconfig: pytest.Config) -> Blame:
     return Blame(impl_path=Path(pytestconfig.getoption("impl")).resolve(), catalog=CATALOG)

@@ -319,6 +319,8 @@ def make_oracle(mode: str, path: Path = RECORDING) -> Oracle:
     """``auto``: the recording if there is one, else live torch; or ``live``, ``replay``, ``record``."""
     preloaded = _PRELOADED.get(path.resolve())
     if preloaded is not None and mode in ("auto", "replay"):
+        # NOTE: the one preloaded oracle is shared by every grading the warm worker forks, and this
+        # changes it in place: set it on every call, never rely on what an earlier grading left.
         preloaded.fallback_to_live = mode == "auto"
         return preloaded
     if mode == "live":

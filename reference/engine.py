@@ -73,7 +73,7 @@ class Tensor:
         # A copy: the caller may change its array afterwards; our graph must not change with it.
         self.data = np.array(data, dtype=np.float64)
         self.grad = np.zeros_like(self.data)
-        self.requires_grad = requires_grad
+        self.requires_grad = requires_grad  # NOTE: never read: every tensor here gets a gradient (see above)
         self._prev = tuple(_children)
         self._op = _op
         self._backward = lambda: None

@@ -19,7 +19,6 @@ whole file before it writes anything.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import math
@@ -98,9 +97,6 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
     for attempt in history.attempts():
         if attempt.outcome is None or attempt.ended_at is None:
             continue
-        hints = history.db.execute(
-            "SELECT target, shown FROM hints WHERE attempt_id = ? ORDER BY target", (attempt.id,)
-        ).fetchall()
         subs = None
         if with_sources:
             subs = tuple(
@@ -117,7 +113,7 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
                 assisted=attempt.assisted,
                 archive=attempt.archive,
                 splits=tuple(sorted(attempt.splits.items(), key=lambda kv: kv[1])),
-                hints=tuple((r["target"], int(r["shown"])) for r in hints),
+                hints=tuple(history.hints(attempt)),
                 submissions=subs,
             )
         )
@@ -221,7 +217,7 @@ class _Check:
 
     def __init__(self, where: str) -> None:
         self.where = where
-        self.known = {*load_catalog().all_ids, "full"}
+        self.known = set(load_catalog().drill_ids)
 
     def fail(self, message: str) -> ExportError:
         return ExportError(f"{self.where}: {message}")
@@ -289,7 +285,7 @@ class _Check:
         if ended < started:
             raise self.fail("ended_at is before started_at")
         target = self.target(fields.get("target"))
-        allowed = load_catalog().ids if target == "full" else (target,)
+        allowed = tuple(t.id for t in load_catalog().drilled(target))
         for split, _ in splits:
             if split not in allowed:
                 raise self.fail(f"an attempt at {target} cannot have a split for {split}")
@@ -432,33 +428,18 @@ def restore(history: History, recs: list[Record]) -> Imported:
     """Add the records that are not in the history yet, in one transaction."""
     existing: list[Attempt | Record] = list(history.attempts())
     added = skipped = splits = submissions = 0
-    with history.transaction() as db:
+    with history.transaction():
         for r in sorted(recs, key=lambda r: r.started_at):
             if any(_same(a, r.target, r.started_at) for a in existing):
                 skipped += 1
                 continue
             existing.append(r)
-            cursor = db.execute(
-                "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (r.target, r.file, r.started_at, r.paused_seconds, r.ended_at, r.outcome, int(r.assisted), r.archive),
-            )
-            attempt_id = cursor.lastrowid
-            db.executemany(
-                "INSERT INTO splits (attempt_id, target, elapsed) VALUES (?, ?, ?)",
-                [(attempt_id, t, s) for t, s in r.splits],
-            )
-            db.executemany(
-                "INSERT INTO hints (attempt_id, target, shown) VALUES (?, ?, ?)",
-                [(attempt_id, t, n) for t, n in r.hints],
-            )
-            for s in r.submissions or ():
-                raw = s.source.encode("utf-8", "surrogateescape")
-                db.execute(
-                    "INSERT INTO submissions (attempt_id, graded_at, elapsed, sha256, source, result, passed) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (attempt_id, s.graded_at, s.elapsed, hashlib.sha256(raw).hexdigest(), raw, s.result, int(s.passed)),
-                )
+            attempt = history.add_finished(
+                r.target, r.file, r.started_at, r.paused_seconds, r.ended_at, r.outcome, r.assisted, r.archive,
+                r.splits, r.hints,
+            )  # fmt: skip
+            for sub in r.submissions or ():
+                history.add_submission(attempt, sub.graded_at, sub.elapsed, sub.source, sub.result, sub.passed)
             added += 1
             splits += len(r.splits)
             submissions += len(r.submissions or ())

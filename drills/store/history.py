@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,6 +265,42 @@ class History:
             )
             for r in rows
         ]
+
+    def hints(self, attempt: Attempt) -> list[tuple[str, int]]:
+        """(target, hints shown) for each target of the attempt that had any, by target."""
+        rows = self.db.execute(
+            "SELECT target, shown FROM hints WHERE attempt_id = ? ORDER BY target", (attempt.id,)
+        ).fetchall()
+        return [(r["target"], int(r["shown"])) for r in rows]
+
+    def add_finished(
+        self,
+        target: str,
+        file: str,
+        started_at: float,
+        paused_total: float,
+        ended_at: float,
+        outcome: str,
+        assisted: bool,
+        archive: str | None,
+        splits: Iterable[tuple[str, float]],
+        hints: Iterable[tuple[str, int]],
+    ) -> Attempt:
+        """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""
+        cursor = self.db.execute(
+            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive),
+        )
+        assert cursor.lastrowid is not None
+        attempt_id = cursor.lastrowid
+        self.db.executemany(
+            "INSERT INTO splits (attempt_id, target, elapsed) VALUES (?, ?, ?)", [(attempt_id, t, e) for t, e in splits]
+        )
+        self.db.executemany(
+            "INSERT INTO hints (attempt_id, target, shown) VALUES (?, ?, ?)", [(attempt_id, t, n) for t, n in hints]
+        )
+        return self.get(attempt_id)
 
     def hints_shown(self, attempt: Attempt, target: str) -> int:
         row = self.db.execute(

@@ -13,20 +13,18 @@ review. The rating comes from the outcome and the time:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
 from drills.store.history import Attempt, History
+from drills.store.records import finished
 from grader.catalog import load_catalog
 
 if TYPE_CHECKING:
     from fsrs import Rating, Scheduler
-
-FULL = "full"
-
 
 @cache
 def scheduler() -> Scheduler:
@@ -94,12 +92,6 @@ def rate(attempt: Attempt, target_time: float) -> Rating:
     return Rating.Good
 
 
-def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
-    """The attempts that are reviews (passed or given up), in the order they ended."""
-    done = [a for a in attempts if a.outcome in ("passed", "gave-up") and a.ended_at is not None]
-    return sorted(done, key=lambda a: (a.ended_at, a.id))
-
-
 def _utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
@@ -128,10 +120,10 @@ def deck(history: History, now: float) -> tuple[TargetCard, ...]:
     by_target: dict[str, list[Attempt]] = {}
     for attempt in history.attempts():
         by_target.setdefault(attempt.target, []).append(attempt)
-    slots = [(t.id, t.target_time) for t in catalog.targets]
-    slots.append((FULL, catalog.full_time))
-    slots += [(t.id, t.target_time) for t in catalog.extensions]
-    return tuple(card(tid, i, limit, by_target.get(tid, []), now) for i, (tid, limit) in enumerate(slots))
+    return tuple(
+        card(drill_id, i, catalog.target_time(drill_id), by_target.get(drill_id, []), now)
+        for i, drill_id in enumerate(catalog.drill_ids)
+    )
 
 
 def queue(history: History, now: float) -> list[TargetCard]:
