@@ -1,6 +1,6 @@
 """``drill watch``: grade on every save (watchfiles), and say where each target stands.
 
-``watch`` is a generator of WatchStates: one when it starts, one after each grading, and one about
+``watch_saves`` is a generator of WatchStates: one when it starts, one after each grading, and one about
 every second, so that a view (drills/views/report.py, ``watch_screen``) can keep the clock moving.
 The last one says how the watch ended. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm
 grader is closed either way.
@@ -55,7 +55,7 @@ class WatchState:
         return self.checked.result.notes if self.checked is not None else ()
 
 
-def watch(store: History, clock: Clock, oracle: str = "auto") -> Iterator[WatchState]:
+def watch_saves(store: History, clock: Clock, oracle: str = "auto") -> Iterator[WatchState]:
     """Grade the attempt in progress now and on every save, until every target passes or the attempt
     ends elsewhere."""
     import watchfiles

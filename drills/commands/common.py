@@ -1,0 +1,44 @@
+"""What every command body needs: the terminal it prints to, with its clock, and the history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import tzinfo
+
+from rich.console import Console
+from rich.text import Text
+
+from drills.loop.clock import Clock
+from drills.loop.session import DrillError
+from drills.store.history import History
+
+
+@dataclass(frozen=True)
+class Terminal:
+    out: Console
+    err: Console
+    clock: Clock
+    """The clock every command reads; tests give a MockClock."""
+    tz: tzinfo | None = None
+    """The time zone of calendar days (streaks, chart axes): None is the local one."""
+
+
+@contextmanager
+def history(term: Terminal) -> Iterator[History]:
+    """The user's history, opened for one command; a corrupt file is set aside with a warning."""
+    from drills.store.history import HistoryError, open_history
+    from drills.store.paths import history_path
+
+    path = history_path()
+    try:
+        store, warning = open_history(path)
+    except (OSError, HistoryError) as exc:
+        raise DrillError(f"cannot open the history at {path}: {exc}") from None
+    if warning:
+        term.err.print(Text("warning: ", style="bold yellow") + Text(warning))
+    try:
+        yield store
+    finally:
+        store.close()

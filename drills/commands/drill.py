@@ -1,0 +1,142 @@
+"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.text import Text
+
+from drills.commands.common import Terminal, history
+from drills.loop import session
+from drills.loop.session import Checked, DrillError
+from drills.store.history import History
+from drills.store.paths import default_workspace, display
+from drills.views import lines, report
+
+
+def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> None:
+    with history(term) as store:
+        started = session.start(store, target, workspace or default_workspace(), term.clock)
+    term.out.print(lines.started_view(started))
+    if edit:
+        import shlex
+        import subprocess
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            raise DrillError("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
+        # NOTE: Windows paths in $EDITOR keep their backslashes: POSIX quoting rules only on POSIX.
+        subprocess.call([*shlex.split(editor, posix=os.name != "nt"), str(started.path)])
+
+
+def show_finish(term: Terminal, store: History, checked: Checked, with_report: bool = True) -> None:
+    """An attempt that just passed: the scoreboard, its review card, and what comes next."""
+    from drills.store.records import scoreboard
+    from drills.store.schedule import choose
+    from drills.views.reviews import review_for
+
+    now = term.clock()
+    board, chosen = scoreboard(store, checked.attempt), choose(store, now)
+    card = review_for(checked.attempt.target)
+    term.out.print(report.finish_view(checked, board, card, chosen, now, with_report))
+
+
+def check(term: Terminal, oracle: str) -> int:
+    """Grade once; the exit status: 0 when the attempt passed."""
+    with history(term) as store:
+        checked = session.check(store, term.clock, oracle=oracle)
+        if checked.finished:
+            show_finish(term, store, checked)
+        else:
+            term.out.print(report.check_view(checked, term.clock()))
+    return 0 if checked.finished else 1
+
+
+def watch(term: Terminal, oracle: str) -> int:
+    """Grade on every save with a live screen; the exit status: 0 passed or stopped, 1 ended elsewhere."""
+    from rich.live import Live
+
+    from drills.loop.watch import WatchState, watch_saves
+
+    out = term.out
+    with history(term) as store:
+        attempt = session.require_active(store)
+        live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
+        state: WatchState | None = None
+        try:
+            if live is None:
+                out.print(
+                    Text(
+                        f" watching {display(attempt.file)}: grading on every save (Ctrl-C stops watching, not the clock)",
+                        style="dim",
+                    )
+                )
+            else:
+                live.start()
+            for state in watch_saves(store, term.clock, oracle=oracle):
+                if live is not None:
+                    live.update(report.watch_screen(state, term.clock()), refresh=True)
+                elif state.graded:
+                    out.print(report.watch_screen(state, term.clock()))
+        except KeyboardInterrupt:
+            if live is not None:
+                live.stop()
+                live = None
+            out.print(lines.stopped_watching(store.get(attempt.id), term.clock()))
+            return 0
+        finally:
+            if live is not None:
+                live.stop()
+        assert state is not None
+        if state.ended == "passed" and state.checked is not None:
+            show_finish(term, store, state.checked, with_report=False)
+            return 0
+    out.print(f" The attempt at {state.attempt.target} {state.ended}.")
+    return 1
+
+
+def status(term: Terminal) -> None:
+    with history(term) as store:
+        attempt = session.require_active(store)
+        states = session.target_states(attempt, session.latest_result(store, attempt))
+    term.out.print(report.status_view(attempt, states, term.clock()))
+
+
+def pause(term: Terminal) -> None:
+    with history(term) as store:
+        attempt = session.pause(store, term.clock)
+    term.out.print(lines.paused_line(attempt, term.clock()))
+
+
+def resume(term: Terminal) -> None:
+    with history(term) as store:
+        attempt = session.resume(store, term.clock)
+    term.out.print(lines.resumed_line(attempt, term.clock()))
+
+
+def abandon(term: Terminal) -> None:
+    with history(term) as store:
+        attempt = session.abandon(store, term.clock)
+    term.out.print(lines.abandoned_view(attempt, term.clock()))
+
+
+def give_up(term: Terminal) -> None:
+    with history(term) as store:
+        attempt = session.give_up(store, term.clock)
+    term.out.print(lines.gave_up_view(attempt, term.clock()))
+
+
+def hint(term: Terminal, target: str | None) -> None:
+    from drills.views.render import hints_view
+
+    with history(term) as store:
+        term.out.print(hints_view(session.hint(store, target)))
+
+
+def diff(term: Terminal, target: str | None, peek: bool) -> None:
+    from drills.loop.diff import compare
+    from drills.views.render import comparison
+
+    with history(term) as store:
+        term.out.print(comparison(compare(store, target, peek)))
