@@ -90,7 +90,7 @@ def watch(term: Terminal, oracle: str) -> int:
                 live.stop()
         assert state is not None
         if state.ended == "passed" and state.checked is not None:
-            show_finish(term, store, state.checked, with_report=False)
+            show_finish(term, store, state.checked)
             return 0
     out.print(f" The attempt at {state.attempt.target} {state.ended}.")
     return 1
