@@ -144,10 +144,10 @@ def bench_runners(saves: int, pause: float = 1.5) -> dict[str, list[float]]:
     comes ``pause`` seconds after the last verdict, as a user's would: time the interpreters started
     ahead of time have to warm up (the fork worker needs none)."""
     sys.path.insert(0, str(ROOT))
-    from drills.loop.worker import SpawnRunner, WarmRunner
     from grader.catalog import load_catalog
     from grader.process import run_in_subprocess
     from grader.run import grade_file
+    from grader.worker import SpawnRunner, WarmRunner
 
     targets = [load_catalog().get("unbroadcast")]
     fork, spawn = WarmRunner(), SpawnRunner()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import tomllib
 from dataclasses import dataclass
@@ -119,6 +120,20 @@ class UnknownTarget(KeyError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def find_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Where each symbol of a module is defined: its functions as ``name``, its methods as ``Class.name``
+    (the way the catalog names symbols)."""
+    found: dict[str, ast.FunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    found[f"{node.name}.{item.name}"] = item
+    return found
 
 
 @cache

@@ -3,7 +3,7 @@
 A grading runs in a process group of its own (POSIX), or a new console process group (Windows), so
 a Ctrl-C in the terminal is for the command alone, which then ends the grading; the tree is killed
 with ``killpg`` where there is one, else by walking it (psutil). The grading child ends itself when
-it finds its parent gone, after a SIGKILL (grader/conftest.py, drills/loop/worker.py).
+it finds its parent gone, after a SIGKILL (grader/conftest.py, grader/worker.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ TIMED_OUT = -1000
 
 PARENT_ENV = "DRILL_GRADING_PARENT"
 """Tells a grading child (and the warm worker) which process started it: when that process is
-gone, the child ends itself and its process group (grader/conftest.py, drills/loop/worker.py)."""
+gone, the child ends itself and its process group (grader/conftest.py, grader/worker.py)."""
 
 
 def grading_env() -> dict[str, str]:

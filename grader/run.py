@@ -3,7 +3,7 @@
 The user's code never runs inside the CLI: pytest runs it in a child, and reports each test's
 target, outcome and verdict as JSON lines (grader/conftest.py, ``--report-json``); this module
 reads them into a GradeResult (grader/verdict.py). A runner (grader/process.py, or the warm ones of
-drills/loop/worker.py) runs the child.
+grader/worker.py) runs the child.
 
 It runs the same on Linux, macOS and Windows: when a test runs well past its time limit, which the
 grading child could not stop (a blocking call, or a platform without ``SIGALRM``), the parent stops

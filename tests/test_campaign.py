@@ -1,12 +1,12 @@
-"""The mutation campaign's mutator (grader/campaign.py): its mutants are real, single, stable changes
+"""The mutation campaign's mutator (grader/campaign/): its mutants are real, single, stable changes
 of the catalog's functions; a small sample is graded for real; the report counts what it should."""
 
 import ast
 
 import pytest
 
-from drills.loop.stubs import find_functions
-from grader import campaign
+from grader.campaign import grading, mutate, report
+from grader.catalog import find_functions
 from tests.conftest import CATALOG, REFERENCE
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -15,7 +15,7 @@ LINES = SOURCE.splitlines(keepends=True)
 
 @pytest.fixture(scope="module")
 def mutants():
-    return campaign.generate(REFERENCE, CATALOG)
+    return mutate.generate(REFERENCE, CATALOG)
 
 
 def test_every_catalog_symbol_core_and_follow_up_has_mutants(mutants):
@@ -49,7 +49,7 @@ def test_each_mutant_compiles_and_differs_from_the_reference_in_one_place_only(m
 def test_mutants_are_distinct_and_their_ids_unique_and_stable(mutants):
     assert len({m.id for m in mutants}) == len(mutants)
     assert len({m.source for m in mutants}) == len(mutants)
-    again = campaign.generate(REFERENCE, CATALOG)
+    again = mutate.generate(REFERENCE, CATALOG)
     assert [(m.id, m.source, m.description) for m in again] == [(m.id, m.source, m.description) for m in mutants]
     for m in mutants:
         symbol, line, column, operator = m.id.split(":")
@@ -78,14 +78,14 @@ def test_a_sample_of_unbroadcast_mutants_is_graded_killed(mutants):
         _pick(mutants, "while->if", "while grad.ndim"),  # only one prepended axis summed
         _pick(mutants, "True->False", "keepdims=False"),  # later axis indices shift
     ]
-    outcomes = campaign.run(sample, CATALOG, jobs=1)
+    outcomes = grading.run(sample, CATALOG, jobs=1)
     for outcome in outcomes:
         assert outcome.killed_by == ("unbroadcast",), (outcome.mutant.id, outcome.first_failure)
         assert outcome.first_failure
 
 
 def _outcome(mutant, killed_by=()):
-    return campaign.Outcome(mutant, tuple(killed_by), "boom" if killed_by else "")
+    return grading.Outcome(mutant, tuple(killed_by), "boom" if killed_by else "")
 
 
 def test_the_report_counts_killed_survived_and_equivalent(mutants):
@@ -99,20 +99,20 @@ def test_the_report_counts_killed_survived_and_equivalent(mutants):
         _outcome(backward, ["cotangent"]),
     ]
     listed = [
-        campaign.Equivalent(unbroadcast[3].id, "the same on every input", campaign.change_of(unbroadcast[3])),
-        campaign.Equivalent(unbroadcast[1].id, "wrongly listed"),
-        campaign.Equivalent("unbroadcast:1:0:gone", "no longer generated"),
-        campaign.Equivalent(unbroadcast[0].id, "listed for another change", "x -> y"),
+        report.Equivalent(unbroadcast[3].id, "the same on every input", report.change_of(unbroadcast[3])),
+        report.Equivalent(unbroadcast[1].id, "wrongly listed"),
+        report.Equivalent("unbroadcast:1:0:gone", "no longer generated"),
+        report.Equivalent(unbroadcast[0].id, "listed for another change", "x -> y"),
     ]
-    equivalents, stale = campaign.split_stale(listed, mutants)
+    equivalents, stale = report.split_stale(listed, mutants)
     assert [e.id for e in equivalents] == [unbroadcast[3].id, unbroadcast[1].id]
-    rows = {row.target: row for row in campaign.tally(outcomes, equivalents, CATALOG)}
+    rows = {row.target: row for row in report.tally(outcomes, equivalents, CATALOG)}
     assert set(rows) == {"unbroadcast", "backward", "cotangent", "free-memory"}
     row = rows["unbroadcast"]
     assert (row.mutants, row.killed, len(row.survived), len(row.equivalent)) == (4, 2, 1, 1)
     assert row.rate == pytest.approx(2 / 3) and not row.meets_goal
     assert all(rows[t].killed == 1 and rows[t].meets_goal for t in ("backward", "cotangent", "free-memory"))
-    text = campaign.report(outcomes, equivalents, CATALOG, "python -m grader.campaign", 1.0, stale)
+    text = report.report(outcomes, equivalents, CATALOG, "python -m grader.campaign", 1.0, stale)
     assert "| unbroadcast | 4 | 2 | 1 | 1 | 66.7% | **no** |" in text
     assert f"- `{unbroadcast[2].id}`: {unbroadcast[2].description}" in text
     assert "the same on every input" in text
@@ -123,14 +123,14 @@ def test_the_report_counts_killed_survived_and_equivalent(mutants):
 
 
 def test_the_committed_equivalents_have_a_reason_each_and_name_current_mutants(mutants):
-    listed = campaign.load_equivalents()
+    listed = report.load_equivalents()
     assert listed and all(e.why.strip() and e.change for e in listed)
     assert len({e.id for e in listed}) == len(listed)
-    _, stale = campaign.split_stale(listed, mutants)
+    _, stale = report.split_stale(listed, mutants)
     assert not stale, "reference/engine.py changed: rerun python -m grader.campaign, update grader/campaign.toml"
 
 
 def test_select_limits_each_target(mutants):
-    chosen = campaign.select(mutants, ["unbroadcast", "max"], 3)
+    chosen = mutate.select(mutants, ["unbroadcast", "max"], 3)
     assert [m.symbol for m in chosen] == ["unbroadcast"] * 3 + ["Tensor.max"] * 3
-    assert campaign.select(mutants, [], None) == mutants
+    assert mutate.select(mutants, [], None) == mutants

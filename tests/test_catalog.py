@@ -5,8 +5,7 @@ import re
 
 import pytest
 
-from drills.loop.stubs import find_functions
-from grader.catalog import UnknownTarget, format_time, parse_time
+from grader.catalog import UnknownTarget, find_functions, format_time, parse_time
 from grader.run import Report
 from tests.conftest import CATALOG, REFERENCE, run_grader
 

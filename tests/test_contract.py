@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop.stubs import find_functions, stub_for
+from drills.loop.stubs import stub_for
 from grader import contract as c
+from grader.catalog import find_functions
 from tests.conftest import CATALOG, REFERENCE, ROOT
 
 MARKERS = {t.marker: t for t in CATALOG.every}

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop.worker import WarmRunner
 from grader import process as grading
 from grader.catalog import load_catalog
 from grader.oracle import RECORDING
 from grader.process import stopped_with_us
 from grader.run import Limits, grade_file
+from grader.worker import WarmRunner
 from tests.conftest import ROOT, count_tests
 from tests.test_robustness import SOURCE, in_unbroadcast
 

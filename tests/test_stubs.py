@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from drills.loop.stubs import blank, find_functions, stub_for
+from drills.loop.stubs import blank, stub_for
+from grader.catalog import find_functions
 from grader.run import grade_file
 from tests.conftest import CATALOG, REFERENCE
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drills.loop.session import DrillError
-from drills.loop.stubs import REFERENCE, find_functions
+from drills.loop.stubs import REFERENCE
 from drills.store.history import Attempt, History
 from drills.store.paths import display
-from grader.catalog import load_catalog
+from grader.catalog import find_functions, load_catalog
 
 
 @dataclass(frozen=True)

@@ -14,22 +14,10 @@ import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
+from grader.catalog import find_functions
 from reference import ENGINE
 
 REFERENCE = ENGINE
-
-
-def find_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
-    """Module functions as ``name`` and methods as ``Class.name``."""
-    found: dict[str, ast.FunctionDef] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            found[node.name] = node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef):
-                    found[f"{node.name}.{item.name}"] = item
-    return found
 
 
 DRILL_TAG = re.compile(r"\((?P<ids>[a-z][a-z-]*(?:, [a-z][a-z-]*)*) drills?\) ")

@@ -19,10 +19,10 @@ from typing import Any
 
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError, TargetState, check, require_active, target_states
-from drills.loop.worker import warm_runner
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.verdict import Failure
+from grader.worker import warm_runner
 
 DEBOUNCE_MS = 5
 """How long watchfiles waits for more changes after one before it reports them."""

@@ -7,7 +7,7 @@ isolated grandchild for each grading (``WarmRunner``). Protocol: one JSON line p
 Elsewhere forking is unsafe (macOS: NumPy linked against Accelerate, and macOS's own default is to
 spawn) or impossible (Windows). There an interpreter is started ahead of time, imports the same,
 and waits for one grading, which it runs itself before it exits; the next one is already warming
-up meanwhile (``SpawnRunner``, ``python -m drills.loop.worker --once``).
+up meanwhile (``SpawnRunner``, ``python -m grader.worker --once``).
 
 Neither the worker nor a grading outlives ``drill watch``: the worker runs in its own session (a
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
@@ -205,7 +205,7 @@ class SpawnRunner:
 
     def _spawn(self) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "drills.loop.worker", "--once"],
+            [sys.executable, "-m", "grader.worker", "--once"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -255,7 +255,7 @@ class WarmRunner:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "drills.loop.worker"],
+            [sys.executable, "-m", "grader.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=GRADER.parent,
