@@ -7,8 +7,9 @@ from pathlib import Path
 
 from drills.commands.common import Terminal, history
 from drills.loop.session import DrillError
-from drills.store.export import ExportError, export, parse, restore
+from drills.store.export import ExportError, export
 from drills.store.paths import atomic_write
+from drills.store.restore import parse, restore
 from drills.views.lines import exported_line, imported_view
 
 

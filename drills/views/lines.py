@@ -16,8 +16,9 @@ from grader.catalog import FULL, format_time
 
 if TYPE_CHECKING:
     from drills.loop.session import Started
-    from drills.store.export import Exported, Imported
+    from drills.store.export import Exported
     from drills.store.history import Attempt
+    from drills.store.restore import Imported
 
 
 def listed(names: list[str]) -> str:

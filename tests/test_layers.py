@@ -1,0 +1,114 @@
+"""The architecture the file tree shows, checked: the arrows between packages go one way (README,
+Layout), there are no import cycles, and no module grows past what one sitting reads."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("drills", "grader", "reference")
+
+# What each layer may import from the project (TYPE_CHECKING imports aside: they name types only).
+ALLOWED = {
+    "reference": set(),
+    "drills": set(),
+    "grader": {"grader", "reference"},
+    "drills.store": {"drills.store", "grader", "reference"},
+    "drills.loop": {"drills.loop", "drills.store", "grader", "reference"},
+    "drills.views": {"drills.views", "drills.store", "drills.loop", "grader"},
+    "drills.commands": {"drills.commands", "drills.views", "drills.loop", "drills.store", "grader"},
+    "drills.cli": {"drills.cli", "drills.commands", "drills.loop", "grader"},
+    "drills.__main__": {"drills.cli"},
+}
+MAX_LINES = 400
+LONGER = {"reference/engine.py"}  # the answer key reads top to bottom, as micrograd's engine does
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name.startswith("test_") or path.name == "conftest.py":
+                continue  # the grader's tests and fixtures: pytest's, not an importable layer
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(path: Path) -> set[str]:
+    """The project modules ``path`` imports at run time (anywhere in it, functions included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for n in ast.walk(node))
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    known = modules()
+    return {name for name in found if name in known}
+
+
+def layer(module: str) -> str:
+    return max((key for key in ALLOWED if module == key or module.startswith(key + ".")), key=len)
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_arrows_go_one_way(module):
+    allowed = ALLOWED[layer(module)]
+    wrong = sorted(
+        name for name in imports(modules()[module]) if not any(name == a or name.startswith(a + ".") for a in allowed)
+    )
+    assert not wrong, f"{module} ({layer(module)}) imports {wrong}: README, Layout, says which way the arrows go"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """An import cycle of ``graph`` (module -> the modules it imports), as a path back to its start."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        stack.append(module)
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == 1:
+                return stack[stack.index(other) :] + [other]
+            if other not in state and (cycle := visit(other)):
+                return cycle
+        stack.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return None
+
+
+def test_no_import_cycles():
+    graph = {module: imports(path) - {module} for module, path in modules().items()}
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_modules_are_short(module):
+    path = modules()[module]
+    if str(path.relative_to(ROOT)) in LONGER:
+        return
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by concept (README, Layout)"
