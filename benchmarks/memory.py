@@ -11,7 +11,6 @@ default backward, which releases each closure and its saved arrays as soon as it
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -21,15 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.memory import training_peak  # noqa: E402 - after the path is set
-from reference import ENGINE  # noqa: E402 - after the path is set
+from reference import load_engine  # noqa: E402 - after the path is set
 
 
 def reference() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reference_engine", ENGINE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_engine()
 
 
 def peak(engine: ModuleType, free: bool, layers: int, size: int, steps: int) -> tuple[int, float]:

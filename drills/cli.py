@@ -219,40 +219,23 @@ def status() -> None:
         drill.status(term)
 
 
-@app.command()
-def pause() -> None:
-    """Stop the clock of the attempt in progress."""
-    from drills.commands import drill
+def _clock_command(name: str, doc: str) -> None:
+    """``drill pause``, ``resume``, ``abandon``, ``give-up``: no arguments, one body each in drills/commands/drill.py."""
 
-    with terminal() as term:
-        drill.pause(term)
+    def command() -> None:
+        from drills.commands import drill
 
+        with terminal() as term:
+            getattr(drill, name.replace("-", "_"))(term)
 
-@app.command()
-def resume() -> None:
-    """Restart the clock of a paused attempt."""
-    from drills.commands import drill
-
-    with terminal() as term:
-        drill.resume(term)
+    command.__doc__ = doc
+    app.command(name)(command)
 
 
-@app.command()
-def abandon() -> None:
-    """End the attempt in progress without a verdict; your file is archived, never deleted."""
-    from drills.commands import drill
-
-    with terminal() as term:
-        drill.abandon(term)
-
-
-@app.command("give-up")
-def give_up() -> None:
-    """End the attempt as not finished; then drill diff shows the reference."""
-    from drills.commands import drill
-
-    with terminal() as term:
-        drill.give_up(term)
+_clock_command("pause", "Stop the clock of the attempt in progress.")
+_clock_command("resume", "Restart the clock of a paused attempt.")
+_clock_command("abandon", "End the attempt in progress without a verdict; your file is archived, never deleted.")
+_clock_command("give-up", "End the attempt as not finished; then drill diff shows the reference.")
 
 
 @app.command()

@@ -23,7 +23,7 @@ from grader.catalog import Catalog, Target
 from grader.compare import article, backprop, compare, diagnose
 from grader.oracle import Answer, OracleView
 from grader.probes import culprits
-from reference import ENGINE
+from reference import load_engine
 
 
 class GradeFailure(AssertionError):
@@ -349,13 +349,7 @@ class Grading:
 @cache
 def reference_engine() -> ModuleType:
     """The reference engine, for the finite-difference oracle's forward passes."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("drill_reference_engine", ENGINE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_engine("drill_reference_engine")
 
 
 def torch_const(c: Any) -> Any:

@@ -5,7 +5,7 @@ also keeps for each graded version.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -59,17 +59,7 @@ class Failure:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "test": self.test,
-            "message": self.message,
-            "symbol": self.symbol,
-            "case": self.case,
-            "text": self.text,
-            "hint": self.hint,
-            "location": list(self.location),
-            "notes": list(self.notes),
-            "output": self.output,
-        }
+        return {**asdict(self), "location": list(self.location), "notes": list(self.notes)}
 
 
 MAX_JSON_FAILURES = 5

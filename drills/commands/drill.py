@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
 from drills.loop import session
+from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
-from drills.store.history import History
+from drills.store.history import Attempt, History
 from drills.store.paths import default_workspace, display
 from drills.views import lines, report
 
@@ -103,28 +106,26 @@ def status(term: Terminal) -> None:
     term.out.print(report.status_view(attempt, states, term.clock()))
 
 
-def pause(term: Terminal) -> None:
+def _end_or_pause(term: Terminal, act: Callable[[History, Clock], Attempt], said: Callable[[Attempt, float], Any]) -> None:
     with history(term) as store:
-        attempt = session.pause(store, term.clock)
-    term.out.print(lines.paused_line(attempt, term.clock()))
+        attempt = act(store, term.clock)
+    term.out.print(said(attempt, term.clock()))
+
+
+def pause(term: Terminal) -> None:
+    _end_or_pause(term, session.pause, lines.paused_line)
 
 
 def resume(term: Terminal) -> None:
-    with history(term) as store:
-        attempt = session.resume(store, term.clock)
-    term.out.print(lines.resumed_line(attempt, term.clock()))
+    _end_or_pause(term, session.resume, lines.resumed_line)
 
 
 def abandon(term: Terminal) -> None:
-    with history(term) as store:
-        attempt = session.abandon(store, term.clock)
-    term.out.print(lines.abandoned_view(attempt, term.clock()))
+    _end_or_pause(term, session.abandon, lines.abandoned_view)
 
 
 def give_up(term: Terminal) -> None:
-    with history(term) as store:
-        attempt = session.give_up(store, term.clock)
-    term.out.print(lines.gave_up_view(attempt, term.clock()))
+    _end_or_pause(term, session.give_up, lines.gave_up_view)
 
 
 def hint(term: Terminal, target: str | None) -> None:

@@ -125,19 +125,26 @@ def iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")
 
 
+def _attempt_fields(r: Record) -> dict[str, Any]:
+    """An attempt's own fields, as both formats write them (CSV then spells booleans and None its way)."""
+    return {
+        "target": r.target,
+        "started_at": iso(r.started_at),
+        "ended_at": iso(r.ended_at),
+        "outcome": r.outcome,
+        "seconds": r.seconds,
+        "paused_seconds": r.paused_seconds,
+        "assisted": r.assisted,
+        "file": r.file,
+        "archive": r.archive,
+    }
+
+
 def to_json(recs: Iterable[Record]) -> str:
     attempts = []
     for r in recs:
         item: dict[str, Any] = {
-            "target": r.target,
-            "started_at": iso(r.started_at),
-            "ended_at": iso(r.ended_at),
-            "outcome": r.outcome,
-            "seconds": r.seconds,
-            "paused_seconds": r.paused_seconds,
-            "assisted": r.assisted,
-            "file": r.file,
-            "archive": r.archive,
+            **_attempt_fields(r),
             "splits": [{"target": t, "seconds": s} for t, s in r.splits],
             "hints": dict(r.hints),
         }
@@ -172,14 +179,8 @@ def to_csv(recs: Iterable[Record]) -> str:
             {
                 "kind": "attempt",
                 "attempt": n,
-                "target": r.target,
-                "started_at": iso(r.started_at),
-                "ended_at": iso(r.ended_at),
-                "outcome": r.outcome,
-                "seconds": r.seconds,
-                "paused_seconds": r.paused_seconds,
+                **_attempt_fields(r),
                 "assisted": "true" if r.assisted else "false",
-                "file": r.file,
                 "archive": r.archive or "",
             }
         )
