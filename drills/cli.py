@@ -35,6 +35,8 @@ TZ: tzinfo | None = None
 
 TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
+PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
+PeekFlag = Annotated[bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -64,6 +66,11 @@ def resolve(typed: str) -> str:
         return load_catalog().resolve(typed)
     except UnknownTarget as exc:
         raise fail(str(exc)) from None
+
+
+def resolve_optional(typed: str | None) -> str | None:
+    """``resolve``, for an argument that may be left out."""
+    return resolve(typed) if typed else None
 
 
 def resolve_targets(typed: list[str] | None) -> list[Target]:
@@ -137,15 +144,13 @@ def review(target: TargetArg) -> None:
 @app.command()
 def stats(
     target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None,
-    plot: Annotated[
-        bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")
-    ] = False,
+    plot: PlotFlag = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.commands import practice
 
     with terminal() as term:
-        (practice.chart if plot else practice.stats)(term, resolve(target) if target else None)
+        (practice.chart if plot else practice.stats)(term, resolve_optional(target))
 
 
 @app.command()
@@ -159,7 +164,7 @@ def chart(
     from drills.commands import practice
 
     with terminal() as term:
-        practice.chart(term, resolve(target) if target else None)
+        practice.chart(term, resolve_optional(target))
 
 
 # ---------------------------------------------------------------------------- a drill
@@ -246,21 +251,19 @@ def hint(
     from drills.commands import drill
 
     with terminal() as term:
-        drill.hint(term, resolve(target) if target else None)
+        drill.hint(term, resolve_optional(target))
 
 
 @app.command()
 def diff(
     target: Annotated[str | None, typer.Argument(help="Default: the target of your latest attempt.")] = None,
-    peek: Annotated[
-        bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
-    ] = False,
+    peek: PeekFlag = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
     from drills.commands import drill
 
     with terminal() as term:
-        drill.diff(term, resolve(target) if target else None, peek)
+        drill.diff(term, resolve_optional(target), peek)
 
 
 # ---------------------------------------------------------------------------- your history, elsewhere

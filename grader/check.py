@@ -62,14 +62,8 @@ class GradeFailure(AssertionError):
 
     def record(self) -> dict[str, Any]:
         """The parts, as the grader's report carries them (grader/run.py reads them into a Failure)."""
-        return {
-            "symbol": self.symbol,
-            "case": self.case,
-            "text": self.text,
-            "hint": self.hint,
-            "location": list(self.location),
-            "notes": list(self.notes),
-        }
+        parts = {name: getattr(self, name) for name in ("symbol", "case", "text", "hint", "location", "notes")}
+        return {name: list(value) if isinstance(value, tuple) else value for name, value in parts.items()}
 
 
 class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop

@@ -94,7 +94,9 @@ class Checked:
     """The attempt after this check (ended if it is complete)."""
     result: GradeResult
     elapsed: float
+    """The clock when the file was read: the time the grading took is not the user's."""
     newly_passed: tuple[str, ...]
+    """The targets this check passed for the first time (each now has its split)."""
 
     @property
     def finished(self) -> bool:

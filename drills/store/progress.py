@@ -25,8 +25,11 @@ class Point:
 
 @dataclass(frozen=True)
 class Series:
+    """One drill's finished attempts, oldest first."""
+
     target: str
     target_time: int
+    """Drawn as a line: the time to beat."""
     index: int
     """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
     points: tuple[Point, ...]
