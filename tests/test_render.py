@@ -1,0 +1,209 @@
+"""The terminal views (drills/views/): data in, text out. Each view is drawn on a plain Console of a
+fixed width, and the text is checked for what the user must be able to read there."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console, RenderableType
+
+from drills.loop.diff import Comparison
+from drills.loop.session import Hints, TargetState
+from drills.loop.watch import WatchState
+from drills.store.history import Attempt
+from drills.store.progress import Streak
+from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
+from drills.store.schedule import Review, TargetCard
+from drills.views import render, report
+from drills.views.reviews import ReviewCard
+from grader.catalog import load_catalog
+from grader.verdict import Failure, GradeResult, TargetResult
+
+T0 = 1_800_000_000.0
+DAY = 86_400
+
+
+def text(view: RenderableType, width: int = 100) -> str:
+    console = Console(file=io.StringIO(), width=width, highlight=False, color_system=None)
+    console.print(view)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    return output
+
+
+def attempt(target: str = "unbroadcast", splits: dict[str, float] | None = None, **kw: object) -> Attempt:
+    fields: dict[str, object] = dict(
+        id=1, target=target, file=Path("/ws/unbroadcast.py"), started_at=T0, paused_at=None, paused_total=0.0,
+        ended_at=None, outcome=None, assisted=False, archive=None, splits=splits or {},
+    )  # fmt: skip
+    fields.update(kw)
+    return Attempt(**fields)  # type: ignore[arg-type]
+
+
+FAILURE = Failure(
+    test="test_unbroadcast.py::test_unbroadcast[prepended-one-axis]",
+    message="unbroadcast [prepended-one-axis]: raised ValueError: bad\n  engine.py:38 in unbroadcast: return g\n"
+    "  hint: sum the leading axis",
+    symbol="unbroadcast",
+    case="prepended-one-axis",
+    text="raised ValueError: bad",
+    hint="sum the leading axis",
+    location=("engine.py:38 in unbroadcast: return g",),
+    output="step 1\nstep 2\n",
+)
+
+
+# ---------------------------------------------------------------------------- gradings
+
+
+def test_a_failure_shows_its_parts_and_what_the_code_printed():
+    shown = text(report.failure_view(FAILURE))
+    lines = shown.splitlines()
+    assert lines[0] == "unbroadcast [prepended-one-axis]: raised ValueError: bad"
+    assert lines[1].strip() == "engine.py:38 in unbroadcast: return g"
+    assert "hint: sum the leading axis" in lines[2]
+    assert "your code printed:" in shown and "│ step 1" in shown and "│ step 2" in shown
+
+
+def test_long_printed_output_keeps_its_end():
+    noisy = Failure("t", "x [c]: wrong", "x", "c", "wrong", output="".join(f"line {i}\n" for i in range(100)))
+    shown = text(report.failure_view(noisy))
+    assert "line 99" in shown and "line 87" not in shown and f"its last {report.OUTPUT_LINES} lines" in shown
+
+
+def test_a_report_names_each_target_the_first_failure_and_why_tests_did_not_run():
+    result = GradeResult(
+        "mine.py",
+        (
+            TargetResult("unbroadcast", 18, 0),
+            TargetResult("arith", 20, 1, (FAILURE,), not_run=3, not_run_reason="an earlier test ran too long"),
+        ),
+        1.25,
+        notes=("your code left a thread running",),
+    )
+    shown = text(report.grade_report(result))
+    assert "✓ unbroadcast   18 tests passed" in shown
+    assert "✗ arith" in shown and "1 of 20 tests failed, 3 not run" in shown
+    assert "unbroadcast [prepended-one-axis]" in shown
+    assert "3 tests not run: an earlier test ran too long" in shown
+    assert "note: your code left a thread running" in shown
+    assert "1 of 2 targets passed (1.2 s)" in shown
+
+
+@pytest.mark.parametrize(
+    ("tests", "failed", "not_run", "said"),
+    [(0, 0, 0, "no tests selected"), (16, 0, 16, "16 of 16 tests not run"), (16, 3, 0, "3 of 16 tests failed")],
+)
+def test_failed_summary(tests, failed, not_run, said):
+    assert report.failed_summary(TargetResult("x", tests, failed, not_run=not_run)) == said
+
+
+def test_status_shows_each_target_by_its_split_or_its_first_failure():
+    drill = attempt("full", splits={"unbroadcast": 125.0})
+    failing = TargetResult("backward", 20, 1, (FAILURE,))
+    states = (
+        TargetState("unbroadcast", 125.0, None),
+        TargetState("backward", None, failing),
+        TargetState("arith", None, None),
+    )
+    shown = text(report.status_view(drill, states, T0 + 300))
+    assert "full  5:00  target 45:00" in shown
+    assert "✓ unbroadcast    passed      at 2:05" in shown
+    assert "✗ backward       failing     unbroadcast [prepended-one-axis]: raised ValueError: bad" in shown
+    assert "· arith          not graded  save your file, or run drill check" in shown
+    assert "Next: drill watch" in shown
+
+
+def test_the_watch_screen_ticks_and_shows_the_failure_to_fix_first():
+    drill = attempt()
+    state = WatchState(drill, (TargetState("unbroadcast", None, TargetResult("unbroadcast", 18, 1, (FAILURE,))),))
+    shown = text(report.watch_screen(state, T0 + 61))
+    assert "unbroadcast  1:01 ▶  target 5:00" in shown
+    assert "✗ unbroadcast    1:01  unbroadcast [prepended-one-axis]" in shown
+    assert "hint: sum the leading axis" in shown  # the whole failure under the targets
+    paused = report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets), T0 + 61)
+    assert "0:30 ⏸ paused" in text(paused)
+
+
+# ---------------------------------------------------------------------------- records
+
+
+def test_the_catalog_table_lists_every_drill_with_your_times():
+    catalog = load_catalog()
+    records = {"unbroadcast": DrillRecord(200.0, "3:20", 2), "full": DrillRecord(None, "gave up", 1)}
+    shown = text(render.catalog_table(catalog, records, {"unbroadcast": "in 3 days", "arith": "now"}), width=160)
+    rows = {line.split()[0]: line for line in shown.splitlines() if line.strip()}
+    assert all(drill_id in rows for drill_id in catalog.drill_ids)
+    assert rows["unbroadcast"].split()[-7:] == ["5:00", "3:20", "3:20", "2", "in", "3", "days"]
+    assert rows["backward"].split()[-4:] == ["-", "-", "0", "-"]  # never drilled, nothing due
+    assert "gave up" in rows["full"] and "45:00" in rows["full"]
+    assert rows["arith"].rstrip().endswith("now")
+
+
+def test_a_full_scoreboard_marks_best_splits_and_adds_the_total():
+    row = ScoreRow("unbroadcast", 300, 200.0, 200.0, 3, False, True)
+    total = ScoreRow("full", 2700, 2000.0, 1900.0, 3, False, False)
+    shown = text(render.scoreboard(Scoreboard(attempt("full"), (row,), total, 1850.0)))
+    assert "3:20 ★" in shown and "−1:40" in shown  # a best split, under its target time
+    assert "total" in shown and "45:00" in shown and "33:20" in shown and "+" not in shown.split("total")[0]
+    assert "Sum of best splits: 30:50" in shown
+
+
+def test_stats_show_the_trend_and_the_share_under_the_target():
+    stats = TargetStats("unbroadcast", 300, 4, 100.0, 250.0, (400.0, 250.0, 100.0), 0.5, None)
+    shown = text(render.stats_table([stats]), width=120)
+    assert "50%" in shown and "1:40" in shown and "4:10" in shown
+    assert render.sparkline(stats.times) in shown and render.sparkline(stats.times)[0] == render.SPARKS[-1]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(-3 * DAY, "3 days ago"), (-60, "now"), (90, "in 2 min"), (5 * 3600, "in 5 h"), (DAY, "in 1 day")],
+)
+def test_due_in(seconds, said):
+    assert render.due_in(seconds) == said
+
+
+def test_the_queue_says_why_and_what_comes_after():
+    new = TargetCard("unbroadcast", 0, 300, T0, (), None)
+    done = TargetCard("arith", 2, 600, T0 + 2 * DAY, (Review(1, T0 - DAY, "Good", 420.0, False),), 3.0)
+    shown = text(render.next_view([new, done], T0))
+    assert "Drill now: unbroadcast   never drilled" in shown
+    assert "Then: arith (in 2 days)" in shown
+    assert "drill next --start" in shown
+    assert render.reason(done, T0) == "due in 2 days: last time passed in 7:00 (Good)"
+
+
+def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
+    shown = text(render.hints_view(Hints("arith", ("first", "second"), 3, counted=True)))
+    assert "hint 1 (arith): first" in shown and "hint 2 (arith): second" in shown
+    assert "3 more: drill hint arith" in shown and "assisted" in shown
+    last = text(render.hints_view(Hints("arith", ("only",), 0, counted=True)))
+    assert "That was the last hint" in last and "drill diff arith --peek" in last
+
+
+def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
+    comparison = Comparison("arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True)
+    shown = text(render.comparison(comparison), width=120)
+    assert "Tensor.__add__" in shown and "yours (mine.py)" in shown and "reference" in shown
+    assert "(not found in your file)" in shown and "def __add__" in shown
+    assert "marked assisted" in shown
+
+
+def test_a_review_card_keeps_its_formula_whole_at_60_columns():
+    card = ReviewCard("arith", "grad_a = g @ swapaxes(b, -1, -2)", ("summing over the wrong axis",), ("why?",))
+    shown = text(render.review_card(card), width=60)
+    assert "grad_a = g @ swapaxes(b, -1, -2)" in shown
+    assert "Classic bugs" in shown and "summing over the wrong axis" in shown and "why?" in shown
+
+
+def test_the_streak_line():
+    from datetime import date
+
+    today = date(2027, 1, 15)
+    shown = text(render.streak_line(Streak(3, True, 5, today, (False,) * 11 + (True,) * 3)))
+    assert "Streak: 3 days, today included" in shown and "Longest: 5 days" in shown
+    assert "···········■■■" in shown
+    none = text(render.streak_line(Streak(0, False, 2, date(2027, 1, 1), (False,) * 14)))
+    assert "none (last practice Fri 01 Jan)" in none
