@@ -151,9 +151,12 @@ class ReportWatch:
     what it cannot stop: one blocking call, where only killing the process helps.
     """
 
-    def __init__(self, report: Report, test_seconds: float, grace: float = 2.0) -> None:
+    GRACE = 2.0
+    """Seconds past twice the time limit before the grading is stopped from outside."""
+
+    def __init__(self, report: Report, test_seconds: float) -> None:
         self.report = report
-        self.limit = 2 * test_seconds + grace if test_seconds > 0 else None
+        self.limit = 2 * test_seconds + self.GRACE if test_seconds > 0 else None
 
     def __call__(self) -> str | None:
         if self.limit is None:

@@ -80,7 +80,11 @@ def midnight(day: date, tz: tzinfo | None = None) -> float:
     return datetime.combine(day, time(), tzinfo=tz).timestamp()
 
 
-def streak(days: set[date], today: date, window: int = 14) -> Streak:
+STREAK_WINDOW = 14
+"""How many of the last days ``recent`` tells."""
+
+
+def streak(days: set[date], today: date) -> Streak:
     yesterday = today - timedelta(days=1)
     end = today if today in days else yesterday if yesterday in days else None
     current = 0
@@ -91,7 +95,7 @@ def streak(days: set[date], today: date, window: int = 14) -> Streak:
     for day in sorted(days):
         run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
         longest, previous = max(longest, run), day
-    recent = tuple(today - timedelta(days=k) in days for k in range(window - 1, -1, -1))
+    recent = tuple(today - timedelta(days=k) in days for k in range(STREAK_WINDOW - 1, -1, -1))
     return Streak(current, today in days, longest, max(days, default=None), recent)
 
 

@@ -129,8 +129,12 @@ def scoreboard(board: Scoreboard) -> RenderableType:
 # ---------------------------------------------------------------------------- stats, hints, diff
 
 
-def sparkline(values: tuple[float, ...], width: int = 20) -> str:
-    values = values[-width:]
+SPARK_WIDTH = 20
+"""How many of the latest times a sparkline shows."""
+
+
+def sparkline(values: tuple[float, ...]) -> str:
+    values = values[-SPARK_WIDTH:]
     if not values:
         return ""
     lo, hi = min(values), max(values)
@@ -236,7 +240,11 @@ def reason(card: TargetCard, now: float) -> str:
     return f"{due}: last time {did} ({last.rating})"
 
 
-def next_view(queue: list[TargetCard], now: float, shown: int = 4) -> RenderableType:
+QUEUE_SHOWN = 4
+"""How many targets after the chosen one `drill next` names."""
+
+
+def next_view(queue: list[TargetCard], now: float) -> RenderableType:
     """``drill next``: the chosen target, why, the ones after it, and the command."""
     chosen = queue[0]
     lines: list[RenderableType] = []
@@ -250,7 +258,7 @@ def next_view(queue: list[TargetCard], now: float, shown: int = 4) -> Renderable
     line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now)}", style="dim")
     lines.append(line)
     if len(queue) > 1:
-        after = ", ".join(f"{c.target} ({due_in(c.due - now)})" for c in queue[1 : 1 + shown])
+        after = ", ".join(f"{c.target} ({due_in(c.due - now)})" for c in queue[1 : 1 + QUEUE_SHOWN])
         lines.append(Text(f" Then: {after}", style="dim"))
     lines.append(Text(" A give-up comes back tomorrow, a fast pass much later (drill next --help).", style="dim"))
     lines.append(next_step("drill next --start", f"(or drill start {chosen.target})"))

@@ -58,8 +58,9 @@ def failed_summary(tr: TargetResult) -> str:
     return f"{summary}, {tr.not_run} not run" if tr.not_run else summary
 
 
-def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
-    """Each target's verdict, its first failures, why tests were not run, notes, and the count."""
+def grade_report(result: GradeResult) -> RenderableType:
+    """Each target's verdict, its first failure (fix it, the next follows), why tests were not run,
+    notes, and the count."""
     rows: list[RenderableType] = [Text(result.file, style="bold")]
     for tr in result.targets:
         line = Text()
@@ -71,8 +72,8 @@ def grade_report(result: GradeResult, show_failures: int = 1) -> RenderableType:
             continue
         line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(failed_summary(tr), style="red")
         rows.append(line)
-        for failure in tr.failures[:show_failures]:
-            rows.append(Padding(failure_view(failure), (0, 0, 0, 4)))
+        if tr.failures:
+            rows.append(Padding(failure_view(tr.failures[0]), (0, 0, 0, 4)))
         if tr.not_run_line:  # why the rest was not run
             rows.append(Padding(Text(tr.not_run_line, style="dim"), (0, 0, 0, 4)))
     for note in result.notes:

@@ -25,8 +25,8 @@ class ReviewCard:
 
 
 @cache
-def load_reviews(path: Path = REVIEWS_FILE) -> dict[str, ReviewCard]:
-    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+def load_reviews() -> dict[str, ReviewCard]:
+    raw = tomllib.loads(REVIEWS_FILE.read_text(encoding="utf-8"))
     return {
         c["id"]: ReviewCard(
             target=c["id"],
