@@ -70,10 +70,11 @@ class Tensor:
         gets a gradient), or honoured as torch does (an op's output needs a gradient when an input
         does); every tensor the grader needs a gradient of is built with ``requires_grad=True``.
         """
+        # NOTE: requires_grad is kept but never read: every tensor here gets a gradient (see above).
         # A copy: the caller may change its array afterwards; our graph must not change with it.
         self.data = np.array(data, dtype=np.float64)
         self.grad = np.zeros_like(self.data)
-        self.requires_grad = requires_grad  # NOTE: never read: every tensor here gets a gradient (see above)
+        self.requires_grad = requires_grad
         self._prev = tuple(_children)
         self._op = _op
         self._backward = lambda: None
