@@ -48,7 +48,7 @@ class Target:
     hints: tuple[str, ...]
     """Progressive hints, one more per ``drill hint``."""
     extension: bool = False
-    """Beyond the six core targets: not in ``full``, graded only when named."""
+    """Beyond the core targets: not in ``full``, graded only when named."""
     time_reasoning: str = ""
     """Why the target time is what it is (extension targets)."""
 
@@ -56,7 +56,7 @@ class Target:
 @dataclass(frozen=True)
 class Catalog:
     targets: tuple[Target, ...]
-    """The six core targets, in dependency order: what ``full`` and ``drill grade`` cover."""
+    """The core targets, in dependency order: what ``full`` and ``drill grade`` cover."""
     full_time: int
     """Target time of the ``full`` drill, which blanks every core target at once."""
     extensions: tuple[Target, ...] = ()
