@@ -221,6 +221,20 @@ class Grading:
         failure.timed_out = isinstance(exc, TestTimeout)
         return failure
 
+    def expect_refusal(self, symbol: str, call: Callable[[], Any], accepted: str, hint: str | None = None) -> None:
+        """Fail unless ``call()`` raises an error: ``accepted`` says what it let through without one.
+
+        Any Exception is a refusal but NotImplementedError, which says the code is not written yet
+        (that is the verdict then)."""
+        __tracebackhide__ = True
+        try:
+            call()
+        except NotImplementedError as exc:
+            raise self.verdict(symbol, exc) from None
+        except Exception:
+            return
+        raise self.fail(symbol, accepted, hint)
+
     def expect(
         self,
         symbol: str,

@@ -10,11 +10,12 @@ and on torch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 
 from grader.check import Grading, TestTimeout
 
@@ -195,3 +196,46 @@ def check_program(grade: Grading, program: Program, what: str) -> None:
     for name, leaf, grad in zip(names, leaves, answer.grads, strict=True):
         grade.expect(what, f"{name}.grad", leaf.grad, grad, hint)
         grade.check_grad(what, name, leaf, leaves)
+
+
+# ------------------------------------------------------------------------------ shared inputs
+
+
+def each_op_both_orders(ops: Iterable[str]) -> pytest.MarkDecorator:
+    """Parametrize a ``check_shared_input`` test over ``op``, each of ``ops``, and ``first``, the op's
+    result first or second in the glue add (ids ``{op}-op-first``, ``{op}-op-second``)."""
+    return pytest.mark.parametrize(
+        ("op", "first"),
+        [
+            pytest.param(op, first, id=f"{op}-op-{'first' if first else 'second'}")
+            for op in ops
+            for first in (True, False)
+        ],
+    )
+
+
+def check_shared_input(
+    grade: Grading,
+    symbol: str,
+    op: Callable[..., Any],
+    other: Callable[..., Any],
+    inputs: Sequence[np.ndarray] | Sequence[tuple[int, ...]],
+    theirs: Callable[..., Any],
+    hint: str,
+    first: bool = True,
+) -> None:
+    """The user's op and another path, of glue, read the same inputs; a glue add joins their results.
+
+    ``op`` and ``other`` take ``(glue, *tensors)``; ``theirs`` is the whole function on torch. The
+    order of the add (``first``: the op's result first) decides whose closure runs first: in one of the
+    two, an op's closure that overwrites its inputs' ``.grad`` instead of adding into it loses the other
+    path's share.
+    """
+    __tracebackhide__ = True
+    glue = Glue(grade)
+
+    def ours(*tensors: Any) -> Any:
+        out, rest = op(glue, *tensors), other(glue, *tensors)
+        return glue.add(out, rest) if first else glue.add(rest, out)
+
+    grade.vjp(symbol, ours, inputs, theirs=theirs, hint=hint)

@@ -13,7 +13,7 @@ from grader import contract as c
 from grader.batch import batched
 from grader.check import torch_const
 from grader.contract import clause
-from grader.graphs import Glue, Op, Step, check_program, pick, random_program
+from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
 
 pytestmark = [pytest.mark.arith, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
@@ -171,23 +171,19 @@ SHARED = {
 
 
 @clause(c.ADDS)
-@pytest.mark.parametrize("first", [pytest.param(True, id="op-first"), pytest.param(False, id="op-second")])
-@pytest.mark.parametrize("op", list(SHARED))
+@each_op_both_orders(SHARED)
 def test_op_shared_input(grade, op, first):
     """x and y also feed a glue sin: the op's closure must add into their .grad, not overwrite it."""
     fn, shapes = SHARED[op]
-    glue = Glue(grade)
-
-    def ours(x, y):
-        out, other = glue.total(fn(x, y)), glue.mul(glue.total(glue.sin(x)), glue.total(glue.sin(y)))
-        return glue.add(out, other) if first else glue.add(other, out)
-
-    grade.vjp(
+    check_shared_input(
+        grade,
         f"Tensor.{op}",
-        ours,
+        lambda G, x, y: G.total(fn(x, y)),
+        lambda G, x, y: G.mul(G.total(G.sin(x)), G.total(G.sin(y))),
         shapes,
         theirs=lambda x, y: fn(x, y).sum() + x.sin().sum() * y.sin().sum(),
         hint="a closure adds into its parents' .grad (+=): they also get a gradient through another path",
+        first=first,
     )
 
 

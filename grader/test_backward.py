@@ -4,6 +4,9 @@ Glue ops are the grader's own (graphs.Glue): these tests run none of the user's 
 verdict is about the graph machinery alone.
 """
 
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
 import numpy as np
 import pytest
 
@@ -203,29 +206,34 @@ def _backward_check(grade, build, arrays, hint=None):
     return glue
 
 
+class Ops(NamedTuple):
+    """The ops a graph builder uses, by name."""
+
+    add: Callable[..., Any]
+    mul: Callable[..., Any]
+    sin: Callable[..., Any]
+    total: Callable[..., Any]
+
+
 def _ops(glue):
     """Glue ops for a graph builder: on the user's engine with a Glue, on torch with None."""
     if glue is None:
-        return (lambda a, b: a + b), (lambda a, b: a * b), (lambda a: a.sin()), (lambda a: a.sum())
-    return glue.add, glue.mul, glue.sin, glue.total
+        return Ops((lambda a, b: a + b), (lambda a, b: a * b), (lambda a: a.sin()), (lambda a: a.sum()))
+    return Ops(glue.add, glue.mul, glue.sin, glue.total)
 
 
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
-def test_twice_mul(grade):
+@pytest.mark.parametrize(
+    ("op", "written"), [pytest.param("mul", "x*x", id="twice_mul"), pytest.param("add", "x+x", id="twice_add")]
+)
+def test_twice(grade, op, written):
+    """One op reads x twice: x.grad must collect both contributions."""
+
     def build(glue, x):
-        _, mul, _, total = _ops(glue)
-        return total(mul(x, x))
+        ops = _ops(glue)
+        return ops.total(getattr(ops, op)(x, x))
 
-    _backward_check(grade, build, [grade.rng.standard_normal(3)], "x*x: x.grad must collect both contributions")
-
-
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
-def test_twice_add(grade):
-    def build(glue, x):
-        add, _, _, total = _ops(glue)
-        return total(add(x, x))
-
-    _backward_check(grade, build, [grade.rng.standard_normal(3)], "x+x: x.grad must collect both contributions")
+    _backward_check(grade, build, [grade.rng.standard_normal(3)], f"{written}: x.grad must collect both contributions")
 
 
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DATA_INTACT, c.TOPO_INPUTS)
@@ -346,14 +354,9 @@ def test_backward_through_the_engines_own_ops(grade):
 def test_backward_rejects_non_scalar_root(grade):
     x = grade.leaf(np.ones(3))
     root = Glue(grade).sin(x)
-    try:
-        root.backward()
-    except NotImplementedError as exc:
-        raise grade.verdict("Tensor.backward", exc) from None
-    except Exception:
-        return
-    raise grade.fail(
+    grade.expect_refusal(
         "Tensor.backward",
+        root.backward,
         "backward() on a root of shape (3,) returned without an error",
         "raise an error unless the root has exactly one element (its gradient would be ambiguous)",
     )

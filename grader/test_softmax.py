@@ -23,28 +23,28 @@ SOFTMAX_CASES = [
 ]
 
 
+def _check_along_axis(grade, method, shape, axis, scale, offset=0.0):
+    """``x.<method>(axis=axis)``, softmax or log_softmax, against torch's: random logits of magnitude
+    ``scale`` around ``offset``."""
+    x = offset + scale * grade.rng.standard_normal(shape)
+    grade.vjp(
+        f"Tensor.{method}",
+        lambda t: getattr(t, method)(axis=axis),
+        [x],
+        theirs=lambda t: getattr(t, method)(dim=axis),
+    )
+
+
 @clause(c.SOFTMAX)
 @pytest.mark.parametrize(("shape", "axis", "scale"), SOFTMAX_CASES)
 def test_op_softmax(grade, shape, axis, scale):
-    x = scale * grade.rng.standard_normal(shape)
-    grade.vjp(
-        "Tensor.softmax",
-        lambda t: t.softmax(axis=axis),
-        [x],
-        theirs=lambda t: t.softmax(dim=axis),
-    )
+    _check_along_axis(grade, "softmax", shape, axis, scale)
 
 
 @clause(c.LOG_SOFTMAX)
 @pytest.mark.parametrize(("shape", "axis", "scale"), SOFTMAX_CASES)
 def test_op_log_softmax(grade, shape, axis, scale):
-    x = scale * grade.rng.standard_normal(shape)
-    grade.vjp(
-        "Tensor.log_softmax",
-        lambda t: t.log_softmax(axis=axis),
-        [x],
-        theirs=lambda t: t.log_softmax(dim=axis),
-    )
+    _check_along_axis(grade, "log_softmax", shape, axis, scale)
 
 
 @clause(c.SOFTMAX, c.DEFAULT_AXIS)
@@ -263,14 +263,12 @@ def _softmax_cases(method):
 
 @batched(("shape", "axis", "scale", "offset"), _softmax_cases("softmax"))
 def test_op_softmax_generated(grade, shape, axis, scale, offset):
-    x = offset + scale * grade.rng.standard_normal(shape)
-    grade.vjp("Tensor.softmax", lambda t: t.softmax(axis=axis), [x], theirs=lambda t: t.softmax(dim=axis))
+    _check_along_axis(grade, "softmax", shape, axis, scale, offset)
 
 
 @batched(("shape", "axis", "scale", "offset"), _softmax_cases("log_softmax"))
 def test_op_log_softmax_generated(grade, shape, axis, scale, offset):
-    x = offset + scale * grade.rng.standard_normal(shape)
-    grade.vjp("Tensor.log_softmax", lambda t: t.log_softmax(axis=axis), [x], theirs=lambda t: t.log_softmax(dim=axis))
+    _check_along_axis(grade, "log_softmax", shape, axis, scale, offset)
 
 
 DEFAULT_CASES = [

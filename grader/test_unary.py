@@ -8,7 +8,7 @@ import pytest
 from grader import contract as c
 from grader.batch import batched
 from grader.contract import clause
-from grader.graphs import Glue, Op, Step, check_program, pick, random_program
+from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
 
 pytestmark = [pytest.mark.unary, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
@@ -20,30 +20,35 @@ REDUCTIONS = [
 ]
 
 
-def _torch_dims(axis):
-    return tuple(range(3)) if axis is None else axis
+def _torch_reduce(method, axis, keepdims):
+    def theirs(x):
+        if x.ndim == 0:
+            return getattr(x, method)()
+        return getattr(x, method)(dim=tuple(range(x.ndim)) if axis is None else axis, keepdim=keepdims)
+
+    return theirs
+
+
+def _check_reduce(grade, method, shape, axis, keepdims):
+    """``x.<method>(axis=axis, keepdims=keepdims)``, sum or mean, of a random ``shape``, against torch's."""
+    grade.vjp(
+        f"Tensor.{method}",
+        lambda x: getattr(x, method)(axis=axis, keepdims=keepdims),
+        [shape],
+        theirs=_torch_reduce(method, axis, keepdims),
+    )
 
 
 @clause(c.SUM, c.AXIS, c.KEEPDIMS)
 @pytest.mark.parametrize(("axis", "keepdims"), REDUCTIONS)
 def test_op_sum(grade, axis, keepdims):
-    grade.vjp(
-        "Tensor.sum",
-        lambda x: x.sum(axis=axis, keepdims=keepdims),
-        [(2, 3, 4)],
-        theirs=lambda x: x.sum(dim=_torch_dims(axis), keepdim=keepdims),
-    )
+    _check_reduce(grade, "sum", (2, 3, 4), axis, keepdims)
 
 
 @clause(c.MEAN, c.AXIS, c.KEEPDIMS)
 @pytest.mark.parametrize(("axis", "keepdims"), REDUCTIONS)
 def test_op_mean(grade, axis, keepdims):
-    grade.vjp(
-        "Tensor.mean",
-        lambda x: x.mean(axis=axis, keepdims=keepdims),
-        [(2, 3, 4)],
-        theirs=lambda x: x.mean(dim=_torch_dims(axis), keepdim=keepdims),
-    )
+    _check_reduce(grade, "mean", (2, 3, 4), axis, keepdims)
 
 
 @clause(c.AXIS)
@@ -117,24 +122,20 @@ SHARED = {
 
 
 @clause(c.ADDS)
-@pytest.mark.parametrize("first", [pytest.param(True, id="op-first"), pytest.param(False, id="op-second")])
-@pytest.mark.parametrize("op", list(SHARED))
+@each_op_both_orders(SHARED)
 def test_op_shared_input(grade, op, first):
     """x feeds the op and a glue sin: the op's closure must add into x.grad, not overwrite it."""
     ours_op, torch_op = SHARED[op]
-    glue = Glue(grade)
-
-    def ours(x):
-        y, s = ours_op(x), glue.sin(x)
-        return glue.add(y, s) if first else glue.add(s, y)
-
     x = np.abs(grade.rng.standard_normal((2, 3))) + 0.1
-    grade.vjp(
+    check_shared_input(
+        grade,
         f"Tensor.{op}",
-        ours,
+        lambda G, t: ours_op(t),
+        lambda G, t: G.sin(t),
         [x],
         theirs=lambda t: (torch_op or ours_op)(t) + t.sin(),
         hint="a closure adds into its parent's .grad (+=): x also gets a gradient through another path",
+        first=first,
     )
 
 
@@ -249,35 +250,16 @@ REDUCE_CASES = [
 ]
 
 
-def _torch_reduce(method, axis, keepdims):
-    def theirs(x):
-        if x.ndim == 0:
-            return getattr(x, method)()
-        return getattr(x, method)(dim=tuple(range(x.ndim)) if axis is None else axis, keepdim=keepdims)
-
-    return theirs
-
-
 @clause(c.SUM, c.AXIS, c.KEEPDIMS)
 @batched(("shape", "axis", "keepdims"), REDUCE_CASES)
 def test_op_sum_generated(grade, shape, axis, keepdims):
-    grade.vjp(
-        "Tensor.sum",
-        lambda x: x.sum(axis=axis, keepdims=keepdims),
-        [shape],
-        theirs=_torch_reduce("sum", axis, keepdims),
-    )
+    _check_reduce(grade, "sum", shape, axis, keepdims)
 
 
 @clause(c.MEAN, c.AXIS, c.KEEPDIMS)
 @batched(("shape", "axis", "keepdims"), REDUCE_CASES)
 def test_op_mean_generated(grade, shape, axis, keepdims):
-    grade.vjp(
-        "Tensor.mean",
-        lambda x: x.mean(axis=axis, keepdims=keepdims),
-        [shape],
-        theirs=_torch_reduce("mean", axis, keepdims),
-    )
+    _check_reduce(grade, "mean", shape, axis, keepdims)
 
 
 RANK_SHAPES = [(), (4,), (2, 3), (2, 1, 3)]
@@ -351,29 +333,22 @@ def _check_elementwise(grade, name, shape, x):
     grade.vjp(f"Tensor.{name}", lambda t: getattr(t, name)(), [x], hint=hint, smooth=_smooth(name, x))
 
 
-@batched(("shape", "x"), _elementwise_cases("exp"))
-def test_op_exp_generated(grade, shape, x):
-    _check_elementwise(grade, "exp", shape, x)
+def _elementwise_test(name):
+    """``test_op_<name>_generated``: Tensor.<name> on every case of ``_elementwise_cases(name)``, in
+    batches. One test per op, under its own name, so that ``-k op_<name>`` selects its cases too."""
+
+    def test(grade, shape, x):
+        _check_elementwise(grade, name, shape, x)
+
+    test.__name__ = test.__qualname__ = f"test_op_{name}_generated"
+    return batched(("shape", "x"), _elementwise_cases(name))(test)
 
 
-@batched(("shape", "x"), _elementwise_cases("log"))
-def test_op_log_generated(grade, shape, x):
-    _check_elementwise(grade, "log", shape, x)
-
-
-@batched(("shape", "x"), _elementwise_cases("relu"))
-def test_op_relu_generated(grade, shape, x):
-    _check_elementwise(grade, "relu", shape, x)
-
-
-@batched(("shape", "x"), _elementwise_cases("sigmoid"))
-def test_op_sigmoid_generated(grade, shape, x):
-    _check_elementwise(grade, "sigmoid", shape, x)
-
-
-@batched(("shape", "x"), _elementwise_cases("tanh"))
-def test_op_tanh_generated(grade, shape, x):
-    _check_elementwise(grade, "tanh", shape, x)
+test_op_exp_generated = _elementwise_test("exp")
+test_op_log_generated = _elementwise_test("log")
+test_op_relu_generated = _elementwise_test("relu")
+test_op_sigmoid_generated = _elementwise_test("sigmoid")
+test_op_tanh_generated = _elementwise_test("tanh")
 
 
 def _vjp_of_ints(grade, symbol, ours, x, theirs=None, smooth=True):

@@ -120,8 +120,8 @@ MUTANTS: tuple[Mutant, ...] = (
         target="backward",
         symbol="Tensor.__init__",
         bug="starts .grad at None as torch does, but every closure accumulates into it with +=",
-        find="        self.grad = np.zeros_like(self.data)\n        self.requires_grad = requires_grad\n",
-        replace="        self.grad = None\n        self.requires_grad = requires_grad\n",
+        find="        self.grad = np.zeros_like(self.data)\n        self.requires_grad = requires_grad",
+        replace="        self.grad = None\n        self.requires_grad = requires_grad",
     ),
     Mutant(
         id="backward-seeds-zeros",
