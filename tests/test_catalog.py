@@ -8,7 +8,7 @@ import pytest
 from drills.loop.stubs import find_functions
 from grader.catalog import UnknownTarget, format_time, parse_time
 from grader.run import read_report
-from tests.conftest import CATALOG, REFERENCE, run_grader
+from tests.support import CATALOG, REFERENCE, run_grader
 
 # The targets table of docs/contract.md, verbatim: the contract users rely on.
 SPEC_TABLE = {

@@ -3,10 +3,9 @@
 import pytest
 
 from grader.run import grade
-from tests.conftest import CATALOG, REFERENCE
 from tests.mutants import MUTANTS
-
-SOURCE = REFERENCE.read_text()
+from tests.support import CATALOG
+from tests.support import REFERENCE_SOURCE as SOURCE
 
 
 def test_catalogue_is_large_and_covers_every_symbol():

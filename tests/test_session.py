@@ -19,9 +19,8 @@ from drills.store.history import History
 from drills.views.render import SPARKS, delta, passed_line, sparkline
 from grader.catalog import UnknownTarget
 from grader.run import GradeResult, TargetResult
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE_SOURCE
 
-REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
 IDS = [t.id for t in CATALOG.targets]
 ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
 

@@ -7,7 +7,7 @@ import pytest
 
 from drills.loop.stubs import blank, find_functions, stub_for
 from grader.run import grade
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text()))
 
