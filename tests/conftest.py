@@ -1,10 +1,8 @@
-"""Shared fixtures: user state isolated in tmp_path; helpers to grade files as the CLI does."""
+"""Fixtures only: user state isolated in tmp_path, the CLI's clock, the history. Shared constants
+and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
-import functools
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
@@ -15,14 +13,7 @@ from drills import cli
 from drills.loop.clock import MockClock
 from drills.store.history import History
 from drills.store.paths import history_path
-from grader.catalog import load_catalog
-from reference import ENGINE
-
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ENGINE
-CATALOG = load_catalog()
-T0 = 1_800_000_000.0
-"""Fri 2027-01-15 08:00 UTC: where the tests' MockClock starts."""
+from tests.support import T0
 
 
 @pytest.fixture(autouse=True)
@@ -49,26 +40,3 @@ def store() -> Iterator[History]:
     history = History(history_path())
     yield history
     history.close()
-
-
-def run_drill(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """``drill ARGS`` in a real child process, as a user would run it."""
-    return subprocess.run([sys.executable, "-m", "drills", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
-
-
-def run_grader(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest grader ARGS`` in a child process."""
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-@functools.cache
-def count_tests(marker: str) -> int:
-    """How many grader tests a target has (``-m MARKER``), collected once per process."""
-    proc = run_grader("--collect-only", "-q", "-m", marker)
-    return sum("::" in line for line in proc.stdout.splitlines())

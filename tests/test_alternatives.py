@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from grader.run import grade_file
-from tests.conftest import CATALOG
+from tests.support import CATALOG
 
 ALTERNATIVES = sorted((Path(__file__).parent / "alternatives").glob("*.py"))
 STYLES = {

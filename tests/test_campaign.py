@@ -7,9 +7,9 @@ import pytest
 
 from grader.campaign import grading, mutate, report
 from grader.catalog import find_functions
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE
+from tests.support import REFERENCE_SOURCE as SOURCE
 
-SOURCE = REFERENCE.read_text(encoding="utf-8")
 LINES = SOURCE.splitlines(keepends=True)
 
 

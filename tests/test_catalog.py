@@ -7,7 +7,7 @@ import pytest
 
 from grader.catalog import UnknownTarget, find_functions, format_time, parse_time
 from grader.run import Report
-from tests.conftest import CATALOG, REFERENCE, ROOT, run_grader
+from tests.support import CATALOG, REFERENCE, ROOT, run_grader
 
 REFERENCE_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text(encoding="utf-8")))
 DOCS = {"docs/contract.md": "### The targets", "README.md": "## The targets"}

@@ -8,26 +8,19 @@ from datetime import UTC, date, timedelta
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
 
-from drills import cli
 from drills.store import progress
 from drills.store.history import History
 from drills.views import chart
-from tests.conftest import CATALOG
+from tests.support import CATALOG, DAY, T0, drill, said, use_consoles
 
-runner = CliRunner()
-T0 = 1_800_000_000.0  # Fri 2027-01-15 08:00 UTC
-DAY = 86_400.0
 TODAY = date(2027, 1, 15)
 
 
 @pytest.fixture(autouse=True)
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
     """An 100x30 terminal: the chart takes its size from the console."""
-    monkeypatch.setattr(cli, "out", Console(highlight=False, width=100, height=30))
-    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=100))
+    use_consoles(monkeypatch, width=100, height=30)
 
 
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
@@ -44,16 +37,6 @@ def record_full(store: History, splits: dict[str, float], at: float, outcome: st
     for target, elapsed in splits.items():
         store.add_split(attempt, target, elapsed)
     store.finish(attempt, outcome, at + max(splits.values(), default=60))
-
-
-def drill(*args: str, code: int = 0):
-    result = runner.invoke(cli.app, list(args))
-    assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
-    return result
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
 
 
 # ---------------------------------------------------------------------------- the streak

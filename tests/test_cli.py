@@ -19,51 +19,25 @@ import time
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from drills import cli
-from drills.cli import app
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
 from drills.views.render import SPARKS
-from tests.conftest import CATALOG, REFERENCE, ROOT
-
-runner = CliRunner()
-REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
-T0 = 1_800_000_000.0
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, drill, said, spawn_drill, use_consoles
 
 
 @pytest.fixture(autouse=True)
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Wide enough that rich wraps none of the tables and messages asserted on (tmp paths are long).
-
-    The consoles are replaced, not just COLUMNS set: a console created while COLUMNS was set (as
-    under pytest-xdist) keeps that width for good."""
+    """Wide enough that rich wraps none of the tables and messages asserted on (tmp paths are long)."""
     monkeypatch.setenv("COLUMNS", "500")
-    monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
-    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
+    use_consoles(monkeypatch, width=500)
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return tmp_path / "solutions"
-
-
-def drill(*args: str, code: int | None = 0) -> Result:
-    """``drill ARGS`` in process; asserts the exit status (None: any)."""
-    result = runner.invoke(app, list(args))
-    if code is not None:
-        assert result.exit_code == code, (
-            f"drill {' '.join(args)} exited {result.exit_code}:\n{result.output}\n{result.exception!r}"
-        )
-    return result
-
-
-def said(result: Result) -> str:
-    """Everything printed (stdout and stderr), whitespace collapsed."""
-    return " ".join(result.output.split())
 
 
 def row(result: Result, first: str) -> list[str]:
@@ -587,18 +561,9 @@ def test_check_a_file_with_a_latin1_byte_gives_a_verdict(clock, workspace):
 
 
 def start_child(*args: str) -> subprocess.Popen[str]:
-    """``python -m drills ARGS`` in its own process group (so that a hang can be ended with its children)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "drills", *args],
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "500"},  # DRILL_HOME and DRILL_WORKSPACE: set by the autouse fixture
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=True,
-    )
+    """``python -m drills ARGS`` in its own process group (so that a hang can be ended with its children),
+    stderr in stdout. DRILL_HOME and DRILL_WORKSPACE: set by the autouse fixture."""
+    return spawn_drill(*args, env={"COLUMNS": "500"}, stderr=subprocess.STDOUT)
 
 
 def end_child(proc: subprocess.Popen[str]) -> None:

@@ -4,9 +4,6 @@ so that everything a verdict depends on is in front of the user."""
 
 import ast
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +11,7 @@ import pytest
 from drills.loop.stubs import stub_for
 from grader import contract as c
 from grader.catalog import find_functions
-from tests.conftest import CATALOG, REFERENCE, ROOT
+from tests.support import CATALOG, REFERENCE, run_grader
 
 MARKERS = {t.marker: t for t in CATALOG.every}
 
@@ -49,13 +46,12 @@ def unstated(collected, reference: Path = REFERENCE) -> list[str]:
 def collected(tmp_path_factory):
     """Every grader test case, with its markers and its clauses (param-level ones included)."""
     dump = tmp_path_factory.mktemp("clauses") / "clauses.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "grader", "--collect-only", "-q", "-p", "tests.clause_dump"],
-        cwd=ROOT,
-        env={**os.environ, "DRILL_CLAUSE_DUMP": str(dump), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = run_grader(
+        "--collect-only",
+        "-q",
+        "-p",
+        "tests.clause_dump",
+        env={"DRILL_CLAUSE_DUMP": str(dump), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(dump.read_text(encoding="utf-8"))

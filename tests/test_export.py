@@ -10,37 +10,21 @@ import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
 
 from drills import cli
 from drills.loop.clock import MockClock
 from drills.store.export import CSV_FIELDS
 from drills.store.history import History
 from drills.store.paths import history_path
-from tests.conftest import CATALOG
+from tests.support import CATALOG, DAY, T0, drill, said, use_consoles
 
-runner = CliRunner()
-T0 = 1_800_000_000.0
-DAY = 86_400.0
 NOT_UTF8 = "# caf\udce9 in latin-1\nx = 1\n"  # a file saved as latin-1: kept byte for byte
 
 
 @pytest.fixture(autouse=True)
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
-    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
+    use_consoles(monkeypatch, width=500)
     monkeypatch.setattr(cli, "CLOCK", MockClock(T0 + 30 * DAY))
-
-
-def drill(*args: str, code: int = 0, input: str | None = None):
-    result = runner.invoke(cli.app, list(args), input=input)
-    assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
-    return result
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
 
 
 def open_store() -> History:

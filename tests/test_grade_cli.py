@@ -1,23 +1,16 @@
 """``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it, run as users run it."""
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from drills.cli import app
-from tests.conftest import CATALOG, REFERENCE, ROOT, run_drill
-
-runner = CliRunner()
+from tests.support import CATALOG, REFERENCE, UNBROADCAST_BODY, drill, run_drill
 
 TOP_KEYS = {"file", "passed", "targets", "notes"}
 FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
 TARGET_KEYS = {"passed", "tests", "failed", "not_run", "not_run_reason", "failures"}
 WRONG_AXIS = REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")
-UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
 
 
 def test_reference_passes_all_six_targets_as_json():
@@ -78,14 +71,7 @@ def test_json_of_a_failing_file_names_the_failed_tests(tmp_path):
 
 
 def grade_with_env(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "drills", "grade", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **env},
-    )
+    return run_drill("grade", *args, env=env, timeout=300)
 
 
 def test_a_hang_fails_one_test_and_the_rest_of_its_target_is_not_run(tmp_path):
@@ -110,14 +96,12 @@ def test_a_hang_fails_one_test_and_the_rest_of_its_target_is_not_run(tmp_path):
 
 
 def test_target_full_is_the_six_core_targets():
-    result = runner.invoke(app, ["grade", str(REFERENCE), "--target", "full", "-t", "max", "--json"])
-    assert result.exit_code == 0, result.output
+    result = drill("grade", str(REFERENCE), "--target", "full", "-t", "max", "--json")
     assert list(json.loads(result.stdout)["targets"]) == [t.id for t in CATALOG.targets] + ["max"]
 
 
 def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
-    result = runner.invoke(app, ["grade", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
-    assert result.exit_code == 0
+    result = drill("grade", "--help", env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
     text = " ".join(result.output.split())
     assert "docs/contract.md" in text and "SPEC" not in text
     core = ", ".join(t.id for t in CATALOG.targets[:-1]) + f" and {CATALOG.targets[-1].id}"
@@ -127,8 +111,7 @@ def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
 
 
 def test_marker_spelling_of_a_target_is_accepted():
-    result = runner.invoke(app, ["grade", str(REFERENCE), "-t", "cross_entropy", "--json"])
-    assert result.exit_code == 0
+    result = drill("grade", str(REFERENCE), "-t", "cross_entropy", "--json")
     assert list(json.loads(result.stdout)["targets"]) == ["cross-entropy"]
 
 
@@ -139,8 +122,7 @@ def test_human_report_names_the_symbol_and_the_line(tmp_path):
             "self.grad += (self.data > 0) * out.grad", "self.grad += (self.data >= 0) * out.grad"
         )
     )
-    result = runner.invoke(app, ["grade", str(bad), "-t", "unary"])
-    assert result.exit_code == 1
+    result = drill("grade", str(bad), "-t", "unary", code=1)
     assert "✗" in result.stdout and "unary" in result.stdout
     assert "Tensor.relu" in result.stdout and "exactly 0" in result.stdout
 
@@ -148,8 +130,7 @@ def test_human_report_names_the_symbol_and_the_line(tmp_path):
 def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
     bad = tmp_path / "broken.py"
     bad.write_text("import numpy as np\n\ndef unbroadcast(grad, shape)\n    return grad\n")
-    result = runner.invoke(app, ["grade", str(bad), "-t", "unbroadcast"])
-    assert result.exit_code == 1
+    result = drill("grade", str(bad), "-t", "unbroadcast", code=1)
     assert "SyntaxError at broken.py:3" in result.stdout
     proc = run_drill("grade", str(bad), "--json")
     assert proc.returncode == 1 and json.loads(proc.stdout)["passed"] is False

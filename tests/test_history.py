@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from drills.store.history import History, HistoryError, open_history
-
-T0 = 1_800_000_000.0
+from tests.support import T0
 
 
 @pytest.fixture

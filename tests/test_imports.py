@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 HEAVY = ("numpy", "pytest", "torch", "plotext")
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import zipfile
@@ -26,8 +24,18 @@ from grader.oracle import RECORDING
 from grader.process import stopped_with_us
 from grader.run import Limits, grade_file
 from grader.worker import WarmRunner
-from tests.conftest import ROOT, count_tests
-from tests.test_robustness import SOURCE, in_unbroadcast
+from tests.support import (
+    HANGS_FOR_GOOD,
+    count_tests,
+    end_and_check,
+    hangs,
+    in_unbroadcast,
+    naming,
+    run_drill,
+    spawn_drill,
+    start_drill,
+)
+from tests.support import REFERENCE_SOURCE as SOURCE
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests."""
@@ -43,96 +51,10 @@ CALLS = _unbroadcast_calls()
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 
-HANGS_FOR_GOOD = {"DRILL_TEST_TIMEOUT": "600", "DRILL_CHECK_TIMEOUT": "600"}
-"""Limits that never stop the hang: only the end of the command can."""
-GONE_WITHIN = 10.0
-"""Seconds for every process of a grading to be gone after its command is."""
-STARTED_WITHIN = 120.0
-"""Seconds for the user's code to start running (a cold interpreter, the warm worker's imports)."""
-
 LEAVES_A_THREAD = in_unbroadcast(
     "import threading, time\nthreading.Thread(target=time.sleep, args=(10**6,), name='sleeper').start()"
 )
 """A correct unbroadcast that starts a non-daemon thread that sleeps for good, at every call."""
-
-
-def hangs(started: Path) -> str:
-    """An unbroadcast that starts a child process of its own, says it is running, and loops for good."""
-    return in_unbroadcast(
-        "import subprocess, sys, pathlib\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {str(started)!r}])\n"
-        f"pathlib.Path({str(started)!r}).write_text('running')\n"
-        "while True:\n"
-        "    pass"
-    )
-
-
-# ---------------------------------------------------------------------------- processes
-
-
-def processes() -> dict[int, tuple[int, str, str]]:
-    """Every live process: pid -> (parent pid, state, command line). Zombies are dead: left out."""
-    listing = subprocess.run(
-        ["ps", "-ww", "-A", "-o", "pid=,ppid=,stat=,command="], capture_output=True, text=True, check=True
-    ).stdout
-    table = {}
-    for line in listing.splitlines():
-        fields = line.split(None, 3)
-        if len(fields) >= 3 and not fields[2].startswith("Z"):
-            table[int(fields[0])] = (int(fields[1]), fields[2], fields[3] if len(fields) > 3 else "")
-    return table
-
-
-def descendants(root: int) -> set[int]:
-    table = processes()
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier} - found
-        found |= frontier
-    return found
-
-
-def naming(text: str) -> set[int]:
-    """The processes whose command line contains ``text``."""
-    return {pid for pid, (_, _, command) in processes().items() if text in command}
-
-
-def wait_for(condition: object, seconds: float, what: str) -> None:
-    assert callable(condition)
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {seconds:g} s")
-        time.sleep(0.05)
-
-
-def drill(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    """``drill ARGS`` in its own session, as a terminal would run it (its signals are for it alone)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "drills", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Path, at_least: int) -> str:
-    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go."""
-    wait_for(started.exists, STARTED_WITHIN, "the user's code did not start")
-    family = descendants(proc.pid) | naming(str(started))
-    assert len(family) >= at_least, f"expected the grading's processes, found {family}"
-    os.kill(proc.pid, how)
-    output, errors = proc.communicate(timeout=GONE_WITHIN)
-    wait_for(
-        lambda: not (family | naming(str(started))) & set(processes()),
-        GONE_WITHIN,
-        f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
-    )
-    assert "Traceback" not in errors, errors
-    return output
 
 
 KILLS = [signal.SIGKILL, signal.SIGTERM, signal.SIGINT]
@@ -146,7 +68,7 @@ def test_ending_drill_grade_ends_its_grading(how, tmp_path):
     started = tmp_path / "started"
     solution = tmp_path / "solution.py"
     solution.write_text(hangs(started))
-    proc = drill("grade", str(solution), "-t", "unbroadcast", env=HANGS_FOR_GOOD)
+    proc = spawn_drill("grade", str(solution), "-t", "unbroadcast", env=HANGS_FOR_GOOD)
     # the grading child (pytest, named by --impl) and the sleeper the user's code started
     end_and_check(proc, how, started, at_least=2)
     assert proc.returncode == {signal.SIGKILL: -9, signal.SIGTERM: -15, signal.SIGINT: 130}[how]
@@ -156,27 +78,14 @@ def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path):
     solution = tmp_path / "solution.py"
     solution.write_text(LEAVES_A_THREAD)
     began = time.monotonic()
-    human = subprocess.run(
-        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "DRILL_CHECK_TIMEOUT": "120"},
-    )
+    human = run_drill("grade", str(solution), "-t", "unbroadcast", env={"DRILL_CHECK_TIMEOUT": "120"}, timeout=120)
     assert time.monotonic() - began < 30, "the grading waited for the thread"
     assert human.returncode == 0, human.stdout + human.stderr
     text = " ".join(human.stdout.split())
     assert f"{N} tests passed" in text
     assert f"note: your code left {CALLS} threads running (sleeper, sleeper, sleeper and {CALLS - 3} more)" in text
     assert "they were stopped when the tests finished" in text
-    as_json = subprocess.run(
-        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    as_json = run_drill("grade", str(solution), "-t", "unbroadcast", "--json", timeout=120)
     data = json.loads(as_json.stdout)
     assert data["passed"] is True and len(data["notes"]) == 1 and f"left {CALLS} threads running" in data["notes"][0]
     assert not naming(str(solution))
@@ -212,21 +121,10 @@ def test_the_warm_worker_ends_with_its_tests_too(tmp_path):
 # ---------------------------------------------------------------------------- drill watch
 
 
-def start_drill(tmp_path: Path, source: str) -> Path:
-    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``."""
-    began = subprocess.run(
-        [sys.executable, "-m", "drills", "start", "unbroadcast"], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert began.returncode == 0, began.stderr
-    path = tmp_path / "solutions" / "unbroadcast.py"
-    path.write_text(source)
-    return path
-
-
 def test_killing_drill_check_ends_its_grading(tmp_path):
     started = tmp_path / "started"
     start_drill(tmp_path, hangs(started))
-    proc = drill("check", env=HANGS_FOR_GOOD)
+    proc = spawn_drill("check", env=HANGS_FOR_GOOD)
     end_and_check(proc, signal.SIGKILL, started, at_least=2)
 
 
@@ -234,7 +132,7 @@ def test_killing_drill_check_ends_its_grading(tmp_path):
 def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
     started = tmp_path / "started"
     start_drill(tmp_path, hangs(started))
-    proc = drill("watch", env=HANGS_FOR_GOOD)
+    proc = spawn_drill("watch", env=HANGS_FOR_GOOD)
     # the warm worker, its forked grading, and the sleeper the user's code started
     output = end_and_check(proc, how, started, at_least=3)
     if how == signal.SIGINT:  # Ctrl-C: a clean goodbye, the clock still running
@@ -246,9 +144,7 @@ def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
 def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path):
     start_drill(tmp_path, LEAVES_A_THREAD)
     began = time.monotonic()
-    watched = subprocess.run(
-        [sys.executable, "-m", "drills", "watch"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    watched = run_drill("watch", timeout=120)
     assert time.monotonic() - began < 60
     assert watched.returncode == 0, watched.stdout + watched.stderr
     text = " ".join(watched.stdout.split())

@@ -4,9 +4,8 @@ import numpy as np
 
 from grader.compare import compare
 from grader.run import grade_file
-from tests.conftest import CATALOG, REFERENCE
-
-SOURCE = REFERENCE.read_text(encoding="utf-8")
+from tests.support import CATALOG
+from tests.support import REFERENCE_SOURCE as SOURCE
 
 
 def _engine(tmp_path, *edits):

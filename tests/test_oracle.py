@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from grader.oracle import RECORDING, OracleError, ReplayOracle, digest
-from tests.conftest import ROOT, run_grader
+from tests.support import ROOT, run_grader
 
 HAS_TORCH = (
     shutil.which("python") is not None
@@ -28,13 +28,7 @@ def no_torch(tmp_path):
 
 
 def test_shipped_recording_covers_the_whole_suite_without_torch(no_torch):
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", "-q", "--oracle", "replay"],
-        cwd=ROOT,
-        env=no_torch,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_grader("-q", "--oracle", "replay", env=no_torch)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert " passed" in proc.stdout
 
@@ -50,26 +44,7 @@ def test_record_then_replay_round_trip(tmp_path, no_torch):
         [line for line in run_grader("-m", "unbroadcast", "--collect-only", "-q").stdout.splitlines() if "::" in line]
     )
     assert asked > tests > 10  # every unbroadcast test but one asks (a batch of generated cases asks many times)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "grader",
-            "-p",
-            "no:cacheprovider",
-            "-m",
-            "unbroadcast",
-            "--oracle",
-            "replay",
-            "--oracle-file",
-            str(recording),
-        ],
-        cwd=ROOT,
-        env=no_torch,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_grader("-m", "unbroadcast", "--oracle", "replay", "--oracle-file", str(recording), env=no_torch)
     assert proc.returncode == 0, proc.stdout[-2000:]
 
 
@@ -109,8 +84,8 @@ def test_shipped_recording_matches_live_torch():
 
 def test_finite_difference_oracle_grades_without_torch(no_torch, tmp_path):
     """--oracle fd: the op checks by central differences of the reference's forward, no torch imported."""
-    command = [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", "-q", "--oracle", "fd"]
-    proc = subprocess.run(command, cwd=ROOT, env=no_torch, capture_output=True, text=True)
+    command = ["-q", "--oracle", "fd"]
+    proc = run_grader(*command, env=no_torch)
     assert proc.returncode == 0, proc.stdout[-2000:]
     wrong = tmp_path / "engine.py"
     source = (ROOT / "reference" / "engine.py").read_text()
@@ -120,11 +95,5 @@ def test_finite_difference_oracle_grades_without_torch(no_torch, tmp_path):
             "self.grad += unbroadcast(out.grad * self.data, self.shape)",
         )
     )
-    proc = subprocess.run(
-        [*command, "-m", "arith", "-k", "op_mul", "--impl", str(wrong)],
-        cwd=ROOT,
-        env=no_torch,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_grader(*command, "-m", "arith", "-k", "op_mul", "--impl", str(wrong), env=no_torch)
     assert proc.returncode == 1 and "Tensor.__mul__" in proc.stdout

@@ -12,10 +12,19 @@ import time
 
 import pytest
 
-from tests.conftest import REFERENCE, ROOT, count_tests
 from tests.platforms import MACOS, PIECES, WINDOWS, simulate
-from tests.test_lifecycle import HANGS_FOR_GOOD, drill, end_and_check, hangs, start_drill
-from tests.test_robustness import SOURCE, in_unbroadcast
+from tests.support import (
+    HANGS_FOR_GOOD,
+    REFERENCE,
+    count_tests,
+    end_and_check,
+    hangs,
+    in_unbroadcast,
+    run_drill,
+    spawn_drill,
+    start_drill,
+)
+from tests.support import REFERENCE_SOURCE as SOURCE
 
 WRONG = SOURCE.replace("        grad = grad.sum(axis=0)\n", "        grad = grad.sum(axis=-1)\n")
 LOOPS = in_unbroadcast("while True:\n    pass")
@@ -32,14 +41,7 @@ def grade_json(tmp_path, missing, source, *extra):
     solution.write_text(source, encoding="utf-8")
     env = {**simulate(tmp_path / "site", *missing), **QUICK}
     began = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "drills", "grade", str(solution), "-t", "unbroadcast", "-t", "arith", "--json", *extra],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = run_drill("grade", str(solution), "-t", "unbroadcast", "-t", "arith", "--json", *extra, env=env, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     import json
 
@@ -107,11 +109,9 @@ def test_drill_check_and_watch_give_right_verdicts(tmp_path, missing, monkeypatc
     for name, value in simulate(tmp_path / "site", *missing).items():
         monkeypatch.setenv(name, value)
     path = start_drill(tmp_path, WRONG)
-    checked = subprocess.run([sys.executable, "-m", "drills", "check"], cwd=ROOT, capture_output=True, text=True)
+    checked = run_drill("check")
     assert checked.returncode == 1 and "unbroadcast [prepended-one-axis]" in checked.stdout, checked.stdout
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "drills", "watch"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    watcher = spawn_drill("watch", new_session=False)
     assert watcher.stdout is not None
     lines = []
     try:
@@ -140,7 +140,7 @@ def test_without_process_groups_the_whole_tree_still_goes(tmp_path, how):
     solution = tmp_path / "solution.py"
     solution.write_text(hangs(started))
     env = {**simulate(tmp_path / "site", "killpg"), **HANGS_FOR_GOOD}
-    proc = drill("grade", str(solution), "-t", "unbroadcast", env=env)
+    proc = spawn_drill("grade", str(solution), "-t", "unbroadcast", env=env)
     end_and_check(proc, how, started, at_least=2)
 
 
@@ -150,6 +150,6 @@ def test_drill_watch_without_fork_leaves_nothing_behind(tmp_path, how, monkeypat
         monkeypatch.setenv(name, value)
     started = tmp_path / "started"
     start_drill(tmp_path, hangs(started))
-    proc = drill("watch", env=HANGS_FOR_GOOD)
+    proc = spawn_drill("watch", env=HANGS_FOR_GOOD)
     # the grading interpreter, the one warming up for the next save, and the sleeper
     end_and_check(proc, how, started, at_least=2)

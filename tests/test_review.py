@@ -8,34 +8,18 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from rich.console import Console
-from typer.testing import CliRunner
 
-from drills import cli
 from drills.loop import session
 from drills.views import reviews
 from grader.verdict import GradeResult, TargetResult
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE, drill, said, use_consoles
 
-runner = CliRunner()
-T0 = 1_800_000_000.0
 CARDS = reviews.load_reviews()
 
 
 @pytest.fixture(autouse=True)
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "out", Console(highlight=False, width=100))
-    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=100))
-
-
-def drill(*args: str, code: int = 0):
-    result = runner.invoke(cli.app, list(args))
-    assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
-    return result
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
+    use_consoles(monkeypatch, width=100)
 
 
 # ---------------------------------------------------------------------------- the cards, as data

@@ -9,7 +9,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,20 +16,14 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
-from tests.conftest import REFERENCE, ROOT, count_tests
+from tests.support import REFERENCE_SOURCE as SOURCE
+from tests.support import UNBROADCAST_BODY, count_tests, in_unbroadcast, run_drill, spawn_drill
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
 
-SOURCE = REFERENCE.read_text(encoding="utf-8")
-UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
 EXP_BODY = '        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")\n'
 FAST_LIMITS = {"DRILL_TEST_TIMEOUT": "1.5", "DRILL_CHECK_TIMEOUT": "60"}
-
-
-def in_unbroadcast(code: str) -> str:
-    assert SOURCE.count(UNBROADCAST_BODY) == 1
-    return SOURCE.replace(UNBROADCAST_BODY, UNBROADCAST_BODY + "".join(f"    {line}\n" for line in code.splitlines()))
 
 
 def in_exp(code: str) -> str:
@@ -134,28 +127,22 @@ def write(path: Path, source: str | bytes) -> None:
     path.write_bytes(source if isinstance(source, bytes) else source.encode("utf-8"))
 
 
-def drill(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "drills", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **FAST_LIMITS, **(env or {})},
-    )
+def drill_fast(*args: str) -> subprocess.CompletedProcess[str]:
+    """``drill ARGS`` in a child process, with the short time limits of these tests."""
+    return run_drill(*args, env=FAST_LIMITS, timeout=180)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
     path = tmp_path / "solution.py"
     write(path, case.source)
-    human = drill("grade", str(path), "-t", case.target)
+    human = drill_fast("grade", str(path), "-t", case.target)
     assert human.returncode == (0 if case.passes else 1), human.stdout + human.stderr
     assert "Traceback" not in human.stdout + human.stderr
     text = " ".join(human.stdout.split())
     for phrase in case.says:
         assert phrase in text, f"{phrase!r} not in:\n{human.stdout}"
-    as_json = drill("grade", str(path), "-t", case.target, "--json")
+    as_json = drill_fast("grade", str(path), "-t", case.target, "--json")
     assert as_json.returncode == human.returncode
     verdict = json.loads(as_json.stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
@@ -164,12 +151,12 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
 @pytest.mark.parametrize("case_id", ["infinite-loop", "os-exit-in-an-op", "segfault"])
 def test_a_drill_survives_it(case_id, tmp_path):
     case = next(c for c in CASES if c.id == case_id)
-    assert drill("start", case.target).returncode == 0
+    assert drill_fast("start", case.target).returncode == 0
     path = tmp_path / "solutions" / f"{case.target}.py"
     write(path, case.source)
-    checked = drill("check")
+    checked = drill_fast("check")
     assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
-    status = drill("status")
+    status = drill_fast("status")
     assert status.returncode == 0 and case.target in status.stdout and "failing" in status.stdout
     with sqlite3.connect(tmp_path / "drill-home" / "history.sqlite3") as db:
         (outcome,) = db.execute("SELECT outcome FROM attempts").fetchone()
@@ -183,22 +170,15 @@ def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
     rng = random.Random(5)
     db_path = tmp_path / "drill-home" / "history.sqlite3"
     path = tmp_path / "solutions" / "unbroadcast.py"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {"PYTHONUNBUFFERED": "1"}
     kept: dict[int, str] = {}
     attempts: set[int] = set()
     for i in range(30):
-        if drill("status").returncode != 0:
-            assert drill("start", "unbroadcast").returncode == 0
+        if drill_fast("status").returncode != 0:
+            assert drill_fast("start", "unbroadcast").returncode == 0
         write(path, in_unbroadcast(f"x = {i}") if i % 3 else stub_for(["unbroadcast"], "unbroadcast"))
         command = rng.choice(["check", "watch"])
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "drills", command],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        proc = spawn_drill(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if command == "watch":
             time.sleep(rng.uniform(0.2, 1.0))
             write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
@@ -232,15 +212,15 @@ def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, says):
-    proc = drill(*args)
+    proc = drill_fast(*args)
     assert proc.returncode == 2
     assert says in " ".join((proc.stdout + proc.stderr).split())
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
 def test_start_while_in_progress_is_refused():
-    assert drill("start", "arith").returncode == 0
-    proc = drill("start", "unary")
+    assert drill_fast("start", "arith").returncode == 0
+    proc = drill_fast("start", "unary")
     assert proc.returncode == 2 and "in progress" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -248,21 +228,21 @@ def test_corrupt_history_is_moved_aside_and_the_user_told(tmp_path):
     home = tmp_path / "drill-home"
     home.mkdir(parents=True)
     (home / "history.sqlite3").write_bytes(b"this is not a database" * 100)
-    proc = drill("list")
+    proc = drill_fast("list")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "could not be read" in proc.stderr and "moved to" in proc.stderr
     backups = list(home.glob("history.sqlite3.corrupt-*"))
     assert len(backups) == 1 and backups[0].read_bytes().startswith(b"this is not a database")
-    assert drill("start", "unbroadcast").returncode == 0  # and the new history works
+    assert drill_fast("start", "unbroadcast").returncode == 0  # and the new history works
 
 
 def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the workspace should be")
-    proc = drill("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
+    proc = drill_fast("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
     assert proc.returncode == 2 and "cannot write to the workspace" in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert drill("status").returncode == 2  # no attempt was started
+    assert drill_fast("status").returncode == 2  # no attempt was started
 
 
 def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path):
@@ -270,6 +250,6 @@ def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path):
     (tmp_path / "conftest.py").write_text("raise SystemExit('a conftest beside the solution was loaded')\n")
     path = tmp_path / "solution.py"
     write(path, SOURCE)
-    proc = drill("grade", str(path), "-t", "unbroadcast", "--json")
+    proc = drill_fast("grade", str(path), "-t", "unbroadcast", "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["passed"] is True

@@ -15,26 +15,19 @@ from pathlib import Path
 
 import pytest
 from fsrs import Card, Rating, Scheduler
-from rich.console import Console
-from typer.testing import CliRunner
 
-from drills import cli
 from drills.loop import session
 from drills.store import schedule
 from drills.store.history import History
 from grader.verdict import GradeResult, TargetResult
-from tests.conftest import CATALOG, REFERENCE, ROOT
+from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, said, use_consoles
 
-runner = CliRunner()
-T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC
-DAY = 86_400.0
 ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
 
 
 @pytest.fixture(autouse=True)
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "out", Console(highlight=False, width=500))
-    monkeypatch.setattr(cli, "err", Console(stderr=True, highlight=False, width=500))
+    use_consoles(monkeypatch, width=500)
 
 
 @pytest.fixture
@@ -46,17 +39,6 @@ def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
         return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
 
     monkeypatch.setattr(session, "grade_file", grade)
-
-
-def drill(*args: str, code: int | None = 0):
-    result = runner.invoke(cli.app, list(args))
-    if code is not None:
-        assert result.exit_code == code, f"drill {' '.join(args)}: {result.output}\n{result.exception!r}"
-    return result
-
-
-def said(result) -> str:
-    return " ".join(result.output.split())
 
 
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):

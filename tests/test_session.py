@@ -21,9 +21,8 @@ from drills.views.render import SPARKS, delta, sparkline
 from drills.views.report import passed_line
 from grader.catalog import UnknownTarget
 from grader.verdict import Failure, GradeResult, TargetResult
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE_SOURCE
 
-REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
 IDS = [t.id for t in CATALOG.targets]
 ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
 

@@ -8,7 +8,7 @@ import pytest
 from drills.loop.stubs import blank, stub_for
 from grader.catalog import find_functions
 from grader.run import grade_file
-from tests.conftest import CATALOG, REFERENCE
+from tests.support import CATALOG, REFERENCE
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text()))
 

@@ -1,0 +1,238 @@
+"""What the tests of the tool share, in one place: plain constants and functions, no fixtures.
+
+- where things are: ROOT, REFERENCE (and its source), CATALOG, the MockClock's T0;
+- ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
+  runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
+- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``);
+- user code that misbehaves on purpose (``in_unbroadcast``, ``hangs``) and the processes of a grading,
+  found and waited for (``processes``, ``descendants``, ``naming``, ``end_and_check``).
+
+Fixtures (DRILL_HOME isolation, the clock, the history, the warm grading runner) are in
+tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from drills import cli
+from grader.catalog import load_catalog
+from reference import ENGINE
+
+# ---------------------------------------------------------------------------- where things are
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ENGINE
+REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
+CATALOG = load_catalog()
+T0 = 1_800_000_000.0
+"""Fri 2027-01-15 08:00 UTC: where the tests' MockClock starts."""
+DAY = 86_400.0
+
+
+# ---------------------------------------------------------------------------- drill, in process
+
+RUNNER = CliRunner()
+
+
+def drill(*args: str, code: int | None = 0, input: str | None = None, env: Mapping[str, str] | None = None) -> Result:
+    """``drill ARGS`` in process, through typer's CliRunner; asserts the exit status (None: any)."""
+    result = RUNNER.invoke(cli.app, list(args), input=input, env=env)
+    if code is not None:
+        assert result.exit_code == code, (
+            f"drill {' '.join(args)} exited {result.exit_code}:\n{result.output}\n{result.exception!r}"
+        )
+    return result
+
+
+def said(result: Result) -> str:
+    """Everything printed (stdout and stderr), whitespace collapsed."""
+    return " ".join(result.output.split())
+
+
+def console(width: int = 500, height: int | None = None, stderr: bool = False) -> Console:
+    """A rich Console of a fixed size, without highlighting: what it draws does not depend on the
+    terminal the tests run in."""
+    return Console(stderr=stderr, highlight=False, width=width, height=height)
+
+
+def use_consoles(monkeypatch: pytest.MonkeyPatch, width: int = 500, height: int | None = None) -> None:
+    """drills.cli prints to fresh consoles: ``out`` of ``width`` x ``height``, ``err`` of ``width``.
+
+    The consoles are replaced, not just COLUMNS set: a console created while COLUMNS was set (as
+    under pytest-xdist) keeps that width for good."""
+    monkeypatch.setattr(cli, "out", console(width, height))
+    monkeypatch.setattr(cli, "err", console(width, stderr=True))
+
+
+# ---------------------------------------------------------------------------- drill and the grader, in a child
+
+
+def _env(env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """This process's environment with ``env`` on top (None: inherit it as it is)."""
+    return None if env is None else {**os.environ, **env}
+
+
+def run_drill(
+    *args: str, env: Mapping[str, str] | None = None, cwd: Path = ROOT, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """``drill ARGS`` in a real child process, as a user would run it; ``env`` is added to ours."""
+    return subprocess.run(
+        [sys.executable, "-m", "drills", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_env(env),
+    )
+
+
+def spawn_drill(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    stdout: int | IO[str] | None = subprocess.PIPE,
+    stderr: int | IO[str] | None = subprocess.PIPE,
+    new_session: bool = True,
+) -> subprocess.Popen[str]:
+    """``drill ARGS`` started in a child and left running; by default in a session of its own, as a
+    terminal would run it (its signals are for it alone, and its process group can be killed whole)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "drills", *args],
+        cwd=ROOT,
+        env=_env(env),
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=new_session,
+    )
+
+
+def run_grader(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest grader ARGS`` in a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(env),
+    )
+
+
+@functools.cache
+def count_tests(marker: str) -> int:
+    """How many grader tests a target has (``-m MARKER``), collected once per process."""
+    proc = run_grader("--collect-only", "-q", "-m", marker)
+    return sum("::" in line for line in proc.stdout.splitlines())
+
+
+# ---------------------------------------------------------------------------- solutions that misbehave
+
+UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
+"""The first line of the reference's unbroadcast: code put after it runs at every call."""
+
+
+def in_unbroadcast(code: str) -> str:
+    """The reference, with ``code`` run at the start of every call of unbroadcast."""
+    assert REFERENCE_SOURCE.count(UNBROADCAST_BODY) == 1
+    return REFERENCE_SOURCE.replace(
+        UNBROADCAST_BODY, UNBROADCAST_BODY + "".join(f"    {line}\n" for line in code.splitlines())
+    )
+
+
+def hangs(started: Path) -> str:
+    """An unbroadcast that starts a child process of its own, says it is running, and loops for good."""
+    return in_unbroadcast(
+        "import subprocess, sys, pathlib\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {str(started)!r}])\n"
+        f"pathlib.Path({str(started)!r}).write_text('running')\n"
+        "while True:\n"
+        "    pass"
+    )
+
+
+HANGS_FOR_GOOD = {"DRILL_TEST_TIMEOUT": "600", "DRILL_CHECK_TIMEOUT": "600"}
+"""Limits that never stop the hang: only the end of the command can."""
+
+
+def start_drill(tmp_path: Path, source: str) -> Path:
+    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``."""
+    began = run_drill("start", "unbroadcast", timeout=60)
+    assert began.returncode == 0, began.stderr
+    path = tmp_path / "solutions" / "unbroadcast.py"
+    path.write_text(source)
+    return path
+
+
+# ---------------------------------------------------------------------------- the processes of a grading
+
+GONE_WITHIN = 10.0
+"""Seconds for every process of a grading to be gone after its command is."""
+STARTED_WITHIN = 120.0
+"""Seconds for the user's code to start running (a cold interpreter, the warm worker's imports)."""
+
+
+def processes() -> dict[int, tuple[int, str, str]]:
+    """Every live process: pid -> (parent pid, state, command line). Zombies are dead: left out."""
+    listing = subprocess.run(
+        ["ps", "-ww", "-A", "-o", "pid=,ppid=,stat=,command="], capture_output=True, text=True, check=True
+    ).stdout
+    table = {}
+    for line in listing.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) >= 3 and not fields[2].startswith("Z"):
+            table[int(fields[0])] = (int(fields[1]), fields[2], fields[3] if len(fields) > 3 else "")
+    return table
+
+
+def descendants(root: int) -> set[int]:
+    table = processes()
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def naming(text: str) -> set[int]:
+    """The processes whose command line contains ``text``."""
+    return {pid for pid, (_, _, command) in processes().items() if text in command}
+
+
+def wait_until(condition: Callable[[], object], seconds: float, what: str) -> None:
+    """Poll ``condition`` until it holds; fail the test with ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} within {seconds:g} s")
+        time.sleep(0.05)
+
+
+def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Path, at_least: int) -> str:
+    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go."""
+    wait_until(started.exists, STARTED_WITHIN, "the user's code did not start")
+    family = descendants(proc.pid) | naming(str(started))
+    assert len(family) >= at_least, f"expected the grading's processes, found {family}"
+    os.kill(proc.pid, how)
+    output, errors = proc.communicate(timeout=GONE_WITHIN)
+    wait_until(
+        lambda: not (family | naming(str(started))) & set(processes()),
+        GONE_WITHIN,
+        f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
+    )
+    assert "Traceback" not in errors, errors
+    return output
