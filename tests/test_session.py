@@ -287,16 +287,38 @@ def test_an_attempt_ended_elsewhere_while_grading_stays_ended(history, clock, wo
     assert after.splits == {}
 
 
+def minutes(seconds: list[float]) -> list[float]:
+    """Times for each core target: these, then 50 s for each target the catalog has beyond them."""
+    return seconds[: len(IDS)] + [50.0] * (len(IDS) - len(seconds))
+
+
+def run_full(history, clock, workspace, segments: list[tuple[str, float]]) -> session.Checked:
+    """A full drill whose targets pass one by one, each after its seconds; the last grading finishes it."""
+    started = session.start(history, "full", workspace, clock)
+    todo = list(ALL_SYMBOLS)
+    checked = None
+    for target, seconds in segments:
+        clock.advance(seconds)
+        todo = [s for s in todo if s not in CATALOG.get(target).symbols]
+        write(started.path, todo)
+        checked = session.check(history, clock)
+        assert checked.newly_passed == (target,)
+    assert checked is not None and checked.finished
+    return checked
+
+
 def test_full_drill_records_splits_per_target_and_a_scoreboard_in_pass_order(history, clock, workspace, fake_grading):
     started = session.start(history, "full", workspace, clock)
     path = started.path
     todo = list(ALL_SYMBOLS)
-    # pass the targets out of catalog order: unary before arith
-    plan = [("unbroadcast", 120), ("backward", 300), ("unary", 200), ("arith", 400), ("softmax", 100)]
-    at = 0
-    for target, seconds in plan:
-        clock.advance(seconds)
-        at += seconds
+    # pass the targets out of catalog order: the fourth before the third; the last one after a pause
+    *first, last = IDS
+    order = [first[0], first[1], first[3], first[2], *first[4:]]
+    spent = dict(zip([*order, last], minutes([120, 300, 200, 400, 100, 80]), strict=True))
+    at = 0.0
+    for target in order:
+        clock.advance(spent[target])
+        at += spent[target]
         todo = [s for s in todo if s not in CATALOG.get(target).symbols]
         write(path, todo)
         checked = session.check(history, clock)
@@ -306,78 +328,58 @@ def test_full_drill_records_splits_per_target_and_a_scoreboard_in_pass_order(his
     session.pause(history, clock)
     clock.advance(999)  # a pause is not on any split
     session.resume(history, clock)
-    clock.advance(80)
+    clock.advance(spent[last])
     write(path, [])
     checked = session.check(history, clock)
-    assert checked.finished and checked.newly_passed == ("cross-entropy",)
+    assert checked.finished and checked.newly_passed == (last,)
     attempt = checked.attempt
-    assert attempt.splits == {
-        "unbroadcast": 120,
-        "backward": 420,
-        "unary": 620,
-        "arith": 1020,
-        "softmax": 1120,
-        "cross-entropy": 1200,
-    }
-    assert attempt.time == 1200
+    total = sum(spent.values())
+    cumulative = [sum(list(spent.values())[: k + 1]) for k in range(len(spent))]
+    assert attempt.splits == dict(zip(spent, cumulative, strict=True))
+    assert attempt.time == total
 
     board = records.scoreboard(history, attempt)
-    assert [r.target for r in board.rows] == ["unbroadcast", "backward", "unary", "arith", "softmax", "cross-entropy"]
-    assert [r.time for r in board.rows] == [120, 300, 200, 400, 100, 80]  # time spent on each, since the last split
+    assert [r.target for r in board.rows] == [*order, last]  # in pass order
+    assert [r.time for r in board.rows] == list(spent.values())  # time spent on each, since the last split
     assert [r.target_time for r in board.rows] == [CATALOG.get(r.target).target_time for r in board.rows]
-    assert [r.best for r in board.rows] == [120, 300, 200, 400, 100, 80]
+    assert [r.best for r in board.rows] == list(spent.values())
     assert all(r.new_best and not r.assisted for r in board.rows)
-    total = board.total
-    assert total is not None
-    assert total.target == "full" and total.target_time == 45 * 60
-    assert total.time == 1200 and total.delta == 1200 - 2700
-    assert total.best == 1200 and total.attempts == 1 and total.new_best
-    assert board.sum_of_best == 1200
+    assert board.total is not None
+    assert board.total.target == "full" and board.total.target_time == CATALOG.full_time
+    assert board.total.time == total and board.total.delta == total - CATALOG.full_time
+    assert board.total.best == total and board.total.attempts == 1 and board.total.new_best
+    assert board.sum_of_best == total
     assert board.new_best
 
 
 def test_full_drill_sum_of_best_takes_the_best_split_of_each_target(history, clock, workspace, fake_grading):
-    def run(segments: list[tuple[str, float]]) -> session.Checked:
-        started = session.start(history, "full", workspace, clock)
-        todo = list(ALL_SYMBOLS)
-        checked = None
-        for target, seconds in segments:
-            clock.advance(seconds)
-            todo = [s for s in todo if s not in CATALOG.get(target).symbols]
-            write(started.path, todo)
-            checked = session.check(history, clock)
-        assert checked is not None and checked.finished
-        clock.advance(86_400)
-        return checked
-
-    first = run([("unbroadcast", 120), ("backward", 300), ("arith", 400), ("unary", 200), ("softmax", 100),
-                 ("cross-entropy", 80)])  # fmt: skip
-    second = run([("unbroadcast", 60), ("backward", 400), ("arith", 300), ("unary", 300), ("softmax", 50),
-                  ("cross-entropy", 100)])  # fmt: skip
-    assert first.attempt.time == 1200 and second.attempt.time == 1210
+    first_times = dict(zip(IDS, minutes([120, 300, 400, 200, 100, 80]), strict=True))
+    second_times = dict(zip(IDS, minutes([60, 400, 300, 300, 50, 100]), strict=True))
+    first = run_full(history, clock, workspace, list(first_times.items()))
+    clock.advance(86_400)
+    second = run_full(history, clock, workspace, list(second_times.items()))
+    assert first.attempt.time == sum(first_times.values()) and second.attempt.time == sum(second_times.values())
 
     board = records.scoreboard(history, second.attempt)
     rows = {r.target: r for r in board.rows}
-    assert {t: r.time for t, r in rows.items()} == {
-        "unbroadcast": 60, "backward": 400, "arith": 300, "unary": 300, "softmax": 50, "cross-entropy": 100
-    }  # fmt: skip
-    assert {t: r.best for t, r in rows.items()} == {
-        "unbroadcast": 60, "backward": 300, "arith": 300, "unary": 200, "softmax": 50, "cross-entropy": 80
-    }  # fmt: skip
-    assert {t for t, r in rows.items() if r.new_best} == {"unbroadcast", "arith", "softmax"}
-    assert board.sum_of_best == 60 + 300 + 300 + 200 + 50 + 80
+    assert {t: r.time for t, r in rows.items()} == second_times
+    best = {t: min(first_times[t], second_times[t]) for t in IDS}
+    assert {t: r.best for t, r in rows.items()} == best
+    assert {t for t, r in rows.items() if r.new_best} == {t for t in IDS if second_times[t] < first_times[t]}
+    assert board.sum_of_best == sum(best.values())
     assert board.total is not None
-    assert board.total.time == 1210 and board.total.best == 1200 and board.total.attempts == 2
-    assert not board.total.new_best
+    assert board.total.time == second.attempt.time and board.total.best == first.attempt.time
+    assert board.total.attempts == 2 and not board.total.new_best  # 1210 s is slower than 1200 s
 
 
 def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, workspace, fake_grading):
     started = session.start(history, "full", workspace, clock)
     clock.advance(600)
-    write(started.path, ["Tensor.log_softmax", "Tensor.softmax", "Tensor.reshape", "Tensor.transpose", "cross_entropy"])
+    batch, rest = IDS[:4], CATALOG.targets[4:]
+    write(started.path, [s for t in rest for s in t.symbols])  # the first four written, the rest blank
     checked = session.check(history, clock)
-    assert checked.newly_passed == ("unbroadcast", "backward", "arith", "unary")
-    assert list(checked.attempt.splits) == ["unbroadcast", "backward", "arith", "unary"]
+    assert checked.newly_passed == tuple(batch)
+    assert list(checked.attempt.splits) == batch
     clock.advance(100)
     write(started.path, [])
     board = records.scoreboard(history, session.check(history, clock).attempt)
