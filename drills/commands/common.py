@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from rich.console import Console
-from rich.text import Text
 
 from drills.loop.clock import Clock
 from drills.loop.session import DrillError
@@ -37,7 +36,9 @@ def history(term: Terminal) -> Iterator[History]:
     except (OSError, HistoryError) as exc:
         raise DrillError(f"cannot open the history at {path}: {exc}") from None
     if warning:
-        term.err.print(Text("warning: ", style="bold yellow") + Text(warning))
+        from drills.views.lines import warning_line
+
+        term.err.print(warning_line(warning))
     try:
         yield store
     finally:

@@ -7,14 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-
 from drills.commands.common import Terminal, history
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
 from drills.store.history import Attempt, History
-from drills.store.paths import default_workspace, display
+from drills.store.paths import default_workspace
 from drills.views import lines, report
 
 
@@ -69,12 +67,7 @@ def watch(term: Terminal, oracle: str) -> int:
         state: WatchState | None = None
         try:
             if live is None:
-                out.print(
-                    Text(
-                        f" watching {display(attempt.file)}: grading on every save (Ctrl-C stops watching, not the clock)",
-                        style="dim",
-                    )
-                )
+                out.print(lines.watching_line(attempt))
             else:
                 live.start()
             for state in watch_saves(store, term.clock, oracle=oracle):
@@ -95,7 +88,7 @@ def watch(term: Terminal, oracle: str) -> int:
         if state.ended == "passed" and state.checked is not None:
             show_finish(term, store, state.checked)
             return 0
-    out.print(f" The attempt at {state.attempt.target} {state.ended}.")
+    out.print(lines.ended_elsewhere(state.attempt.target, state.ended or "ended"))
     return 1
 
 

@@ -68,6 +68,13 @@ def gave_up_view(attempt: Attempt, now: float) -> RenderableType:
     )
 
 
+def watching_line(attempt: Attempt) -> Text:
+    """What ``drill watch`` says first when its output is not a terminal (no live screen)."""
+    return Text(
+        f" watching {display(attempt.file)}: grading on every save (Ctrl-C stops watching, not the clock)", style="dim"
+    )
+
+
 def stopped_watching(attempt: Attempt, now: float) -> Text:
     return Text(
         f" Stopped watching. The clock of {attempt.target} keeps running "
@@ -94,3 +101,41 @@ def imported_view(done: Imported) -> RenderableType:
     if done.skipped:
         line += f"; {done.skipped} already in your history were skipped"
     return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))
+
+
+TITLE = " autograd-drill: re-implement a tensor autograd engine from memory, against the clock\n"
+
+
+def title() -> Text:
+    return Text(TITLE, style="bold")
+
+
+def in_progress_view(said: str, meanwhile: bool) -> RenderableType:
+    """An attempt in progress (``said``: session.describe_active), under the catalog or the queue."""
+    if meanwhile:
+        return Text(f" Meanwhile, {said}: drill watch", style="yellow")
+    return Group(Text(f" {said[0].upper()}{said[1:]}."), next_step("drill watch", "(or drill status, drill check)"))
+
+
+def chosen_line(target: str, why: str) -> Text:
+    return Text.from_markup(f" drill next chose [bold]{target}[/]: {escape(why)}.")
+
+
+def no_card_line(target: str) -> Text:
+    return Text(f" No card yet for {target}. Its hints:  drill hint {target}")
+
+
+def nothing_to_chart(target: str | None) -> RenderableType:
+    what = "anything" if target is None else target
+    return Group(
+        Text(f" Nothing to chart yet: you have not finished {what} (a pass or a give-up)."),
+        next_step(f"drill start {target}" if target else "drill next --start"),
+    )
+
+
+def ended_elsewhere(target: str, how: str) -> Text:
+    return Text(f" The attempt at {target} {how}.")
+
+
+def warning_line(warning: str) -> Text:
+    return Text("warning: ", style="bold yellow") + Text(warning)
