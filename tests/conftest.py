@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from drills import cli
+from drills.loop import session
 from drills.loop.clock import MockClock
 from drills.store.history import History
 from drills.store.paths import history_path
+from grader.verdict import GradeResult, TargetResult
 from tests.support import T0
 
 
@@ -40,3 +42,14 @@ def store() -> Iterator[History]:
     history = History(history_path())
     yield history
     history.close()
+
+
+@pytest.fixture
+def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stands in for the grader: every target passes unless a stub is left in the file."""
+
+    def grade(file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
+        blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
+        return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
+
+    monkeypatch.setattr(session, "grade_file", grade)

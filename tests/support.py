@@ -28,6 +28,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from drills import cli
+from drills.store.history import History
 from grader.catalog import load_catalog
 from reference import ENGINE
 
@@ -236,3 +237,15 @@ def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Pat
     )
     assert "Traceback" not in errors, errors
     return output
+
+
+def record_attempt(
+    store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False
+) -> None:
+    """A finished attempt in the history, as if drilled at ``at``: passed in ``seconds``, or given up after them."""
+    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
+    if outcome == "passed":
+        store.add_split(attempt, target, seconds)
+    if assisted:
+        store.mark_assisted(attempt)
+    store.finish(attempt, outcome, at + seconds)

@@ -13,7 +13,7 @@ from drills.store import progress
 from drills.store.history import History
 from drills.views import chart
 from grader.catalog import format_time
-from tests.support import CATALOG, DAY, T0, drill, said, use_consoles
+from tests.support import CATALOG, DAY, T0, drill, record_attempt, said, use_consoles
 
 TODAY = date(2027, 1, 15)
 
@@ -22,15 +22,6 @@ TODAY = date(2027, 1, 15)
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
     """An 100x30 terminal: the chart takes its size from the console."""
     use_consoles(monkeypatch, width=100, height=30)
-
-
-def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
-    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
-    if outcome == "passed":
-        store.add_split(attempt, target, seconds)
-    if assisted:
-        store.mark_assisted(attempt)
-    store.finish(attempt, outcome, at + seconds)
 
 
 def record_full(store: History, splits: dict[str, float], at: float, outcome: str = "passed") -> None:
@@ -69,10 +60,10 @@ def test_streak(practised, current, today, longest):
 
 
 def test_progress_gathers_finished_attempts_per_target(store):
-    record(store, "unbroadcast", 240, T0 - 2 * DAY)
-    record(store, "unbroadcast", 180, T0 - DAY, assisted=True)
-    record(store, "unbroadcast", 10, T0 - DAY + 600, outcome="abandoned")  # a reset: not charted
-    record(store, "backward", 500, T0 - DAY, outcome="gave-up")
+    record_attempt(store, "unbroadcast", 240, T0 - 2 * DAY)
+    record_attempt(store, "unbroadcast", 180, T0 - DAY, assisted=True)
+    record_attempt(store, "unbroadcast", 10, T0 - DAY + 600, outcome="abandoned")  # a reset: not charted
+    record_attempt(store, "backward", 500, T0 - DAY, outcome="gave-up")
     store.start("arith", Path("/nowhere/arith.py"), T0)  # in progress: not charted
     p = progress.progress(store, T0 + 600, UTC)
     assert [s.target for s in p.series] == ["unbroadcast", "backward"]
@@ -109,9 +100,9 @@ def lines_of(text: str) -> list[str]:
 
 
 def test_overview_draws_every_target_against_100_percent(store):
-    record(store, "unbroadcast", 240, T0 - 2 * DAY)
-    record(store, "unbroadcast", 120, T0 - DAY)
-    record(store, "arith", 900, T0 - DAY, outcome="gave-up")
+    record_attempt(store, "unbroadcast", 240, T0 - 2 * DAY)
+    record_attempt(store, "unbroadcast", 120, T0 - DAY)
+    record_attempt(store, "arith", 900, T0 - DAY, outcome="gave-up")
     p = progress.progress(store, T0, UTC)
     text = chart.draw(p, None, 90, 20, color=False)
     assert "\x1b[" not in text
@@ -126,9 +117,9 @@ def test_overview_draws_every_target_against_100_percent(store):
 
 
 def test_one_target_in_minutes_with_its_target_time(store):
-    record(store, "unbroadcast", 240, T0 - 2 * DAY)
-    record(store, "unbroadcast", 150, T0 - DAY, assisted=True)
-    record(store, "unbroadcast", 400, T0, outcome="gave-up")
+    record_attempt(store, "unbroadcast", 240, T0 - 2 * DAY)
+    record_attempt(store, "unbroadcast", 150, T0 - DAY, assisted=True)
+    record_attempt(store, "unbroadcast", 400, T0, outcome="gave-up")
     text = chart.draw(progress.progress(store, T0 + 400, UTC), "unbroadcast", 80, 18, color=False)
     assert "unbroadcast: time per attempt" in text
     assert re.search(r"^\s*5:00┼─+┤$", text, re.M)  # the target time, a line across the chart
@@ -161,7 +152,7 @@ def test_drill_chart_with_nothing_to_chart(clock):
 
 def test_drill_chart_and_stats_plot_draw_the_chart_and_the_streak(clock, store):
     for k in range(3):  # yesterday and the two days before: a live streak of three
-        record(store, "unbroadcast", 200 - 30 * k, T0 - (3 - k) * DAY)
+        record_attempt(store, "unbroadcast", 200 - 30 * k, T0 - (3 - k) * DAY)
     result = drill("chart")
     text = said(result)
     assert "time per attempt, as a share of the target time" in text and "● unbroadcast" in text
@@ -170,7 +161,7 @@ def test_drill_chart_and_stats_plot_draw_the_chart_and_the_streak(clock, store):
     assert all(len(line) <= 100 for line in result.output.splitlines())
     assert said(drill("stats", "--plot")) == text
 
-    record(store, "unbroadcast", 100, T0)
+    record_attempt(store, "unbroadcast", 100, T0)
     text = said(drill("stats", "unbroadcast", "--plot"))
     assert "unbroadcast: time per attempt" in text and "─ target 5:00" in text
     assert "Streak: 4 days, today included" in text

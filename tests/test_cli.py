@@ -26,7 +26,7 @@ from drills.store.history import History
 from drills.store.paths import history_path
 from drills.views.render import SPARKS, delta
 from grader.catalog import format_time
-from tests.support import CATALOG, REFERENCE_SOURCE, T0, drill, said, spawn_drill, use_consoles
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, drill, record_attempt, said, spawn_drill, use_consoles
 
 
 @pytest.fixture(autouse=True)
@@ -74,12 +74,7 @@ def seed(target: str, seconds: float, *, at: float, outcome: str = "passed", ass
     """A finished attempt in the history, as if drilled long ago."""
     store = open_store()
     try:
-        attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
-        if outcome == "passed":
-            store.add_split(attempt, target, seconds)
-        if assisted:
-            store.mark_assisted(attempt)
-        store.finish(attempt, outcome, at + seconds)
+        record_attempt(store, target, seconds, at, outcome, assisted)
     finally:
         store.close()
 

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from drills.loop import session
 from drills.views import reviews
-from grader.verdict import GradeResult, TargetResult
 from tests.support import CATALOG, REFERENCE, drill, said, use_consoles
 
 CARDS = reviews.load_reviews()
@@ -83,14 +81,6 @@ def test_drill_review_says_no_card_yet_cleanly(clock, monkeypatch):
 
 # ---------------------------------------------------------------------------- after a pass
 
-
-@pytest.fixture
-def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
-    def grade(file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
-        blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
-        return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
-
-    monkeypatch.setattr(session, "grade_file", grade)
 
 
 def solve(workspace: Path, target: str) -> None:

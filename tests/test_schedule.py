@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 from fsrs import Card, Rating, Scheduler
 
-from drills.loop import session
 from drills.store import schedule
 from drills.store.history import History
-from grader.verdict import GradeResult, TargetResult
 from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, said, use_consoles
 
 ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
@@ -29,16 +27,6 @@ ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     use_consoles(monkeypatch, width=500)
 
-
-@pytest.fixture
-def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stands in for the grader: every target passes unless a stub is left in the file."""
-
-    def grade(file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
-        blank = "raise NotImplementedError(" in Path(file).read_text(encoding="utf-8")
-        return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
-
-    monkeypatch.setattr(session, "grade_file", grade)
 
 
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
