@@ -15,6 +15,30 @@ class Mutant:
     replace: str  # what it becomes
 
 
+TOPO_BODY = (
+    "    order: list[Tensor] = []\n"
+    "    visited = {id(root)}\n"
+    "    stack = [(root, iter(root._prev))]\n"
+    "    while stack:\n"
+    "        node, inputs = stack[-1]\n"
+    "        for child in inputs:\n"
+    "            if id(child) not in visited:\n"
+    "                visited.add(id(child))\n"
+    "                stack.append((child, iter(child._prev)))\n"
+    "                break\n"
+    "        else:  # all of node's inputs are placed: place node\n"
+    "            stack.pop()\n"
+    "            order.append(node)\n"
+    "    return order\n"
+)
+"""The reference's whole _topological_order after its docstring: mutants that rewrite it replace all of it."""
+
+
+SUM_GRAD_COMMENT = "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
+SUM_GRAD = SUM_GRAD_COMMENT + "            grad = out.grad if keepdims else np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n"
+"""Tensor.sum's closure restoring the reduced axes (its comment first, so that the snippet is unique)."""
+
+
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------------------------ unbroadcast
     Mutant(
@@ -190,22 +214,7 @@ MUTANTS: tuple[Mutant, ...] = (
         target="backward",
         symbol="_topological_order",
         bug="iterative DFS that appends a node when it is popped (pre-order) and reverses: wrong on a diamond",
-        find=(
-            "    order: list[Tensor] = []\n"
-            "    visited = {id(root)}\n"
-            "    stack = [(root, iter(root._prev))]\n"
-            "    while stack:\n"
-            "        node, inputs = stack[-1]\n"
-            "        for child in inputs:\n"
-            "            if id(child) not in visited:\n"
-            "                visited.add(id(child))\n"
-            "                stack.append((child, iter(child._prev)))\n"
-            "                break\n"
-            "        else:  # all of node's inputs are placed: place node\n"
-            "            stack.pop()\n"
-            "            order.append(node)\n"
-            "    return order\n"
-        ),
+        find=TOPO_BODY,
         replace=(
             "    order: list[Tensor] = []\n"
             "    visited: set[int] = set()\n"
@@ -233,22 +242,7 @@ MUTANTS: tuple[Mutant, ...] = (
         target="backward",
         symbol="_topological_order",
         bug="micrograd's recursive build(): exceeds Python's recursion limit on a chain of 10,000 ops",
-        find=(
-            "    order: list[Tensor] = []\n"
-            "    visited = {id(root)}\n"
-            "    stack = [(root, iter(root._prev))]\n"
-            "    while stack:\n"
-            "        node, inputs = stack[-1]\n"
-            "        for child in inputs:\n"
-            "            if id(child) not in visited:\n"
-            "                visited.add(id(child))\n"
-            "                stack.append((child, iter(child._prev)))\n"
-            "                break\n"
-            "        else:  # all of node's inputs are placed: place node\n"
-            "            stack.pop()\n"
-            "            order.append(node)\n"
-            "    return order\n"
-        ),
+        find=TOPO_BODY,
         replace=(
             "    order: list[Tensor] = []\n"
             "    visited: set[int] = set()\n"
@@ -401,45 +395,24 @@ MUTANTS: tuple[Mutant, ...] = (
         target="unary",
         symbol="Tensor.sum",
         bug="broadcasts out.grad without restoring the reduced axes, so (3,) lines up with the last axis of (3, 4)",
-        find=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = out.grad if keepdims else "
-            "np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n"
-        ),
-        replace=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = out.grad\n"
-        ),
+        find=SUM_GRAD,
+        replace=SUM_GRAD_COMMENT + "            grad = out.grad\n",
     ),
     Mutant(
         id="sum-expands-even-with-keepdims",
         target="unary",
         symbol="Tensor.sum",
         bug="calls expand_dims even when keepdims=True, adding a second size-1 axis",
-        find=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = out.grad if keepdims else "
-            "np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n"
-        ),
-        replace=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n"
-        ),
+        find=SUM_GRAD,
+        replace=SUM_GRAD_COMMENT + "            grad = np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n",
     ),
     Mutant(
         id="sum-expand-dims-with-raw-axis",
         target="unary",
         symbol="Tensor.sum",
         bug="passes axis straight to np.expand_dims, which rejects axis=None (a full sum)",
-        find=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = out.grad if keepdims else "
-            "np.expand_dims(out.grad, _reduced_axes(axis, self.data.ndim))\n"
-        ),
-        replace=(
-            "            # (3,) against (3, 4) would line it up with the *last* axis, silently wrong.\n"
-            "            grad = out.grad if keepdims else np.expand_dims(out.grad, axis)\n"
-        ),
+        find=SUM_GRAD,
+        replace=SUM_GRAD_COMMENT + "            grad = out.grad if keepdims else np.expand_dims(out.grad, axis)\n",
     ),
     Mutant(
         id="mean-divides-by-total-size",
