@@ -1,6 +1,6 @@
 """Mutation campaign: does the grader catch the bugs nobody listed?
 
-tests/mutants.py lists classic bugs by hand. This script makes the bugs nobody thought of: it
+tests/mutants.toml lists classic bugs by hand. This script makes the bugs nobody thought of: it
 mutates ``reference/engine.py`` one AST node at a time, inside the functions each catalog target
 blanks (nested closures included), grades every mutant at the target that owns the mutated
 function, and writes ``grader/campaign-report.md``: per target, how many mutants were killed (the
