@@ -84,11 +84,19 @@ def resolve_targets(typed: list[str] | None) -> list[Target]:
 
 
 @app.callback(invoke_without_command=True)
-def overview(ctx: typer.Context) -> None:
+def overview(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
+) -> None:
     """autograd-drill: re-implement a tensor autograd engine from memory, against the clock.
 
     Run [bold]drill[/] alone for the catalog and what to do next.
     """
+    if version:
+        from drills import __version__
+
+        out.print(f"autograd-drill {__version__}")
+        raise typer.Exit(0)
     if ctx.invoked_subcommand is None:
         show_overview()
 

@@ -116,6 +116,12 @@ def test_overview_draws_every_target_against_100_percent(store):
     assert "\x1b[38;5;" in colored
 
 
+def test_the_legend_names_only_what_the_chart_shows(store):
+    record_attempt(store, "unbroadcast", 240, T0 - DAY)
+    text = chart.draw(progress.progress(store, T0, UTC), None, 90, 20, color=False)
+    assert "● unbroadcast" in text and "gave up" not in text  # no give-up, no give-up in the legend
+
+
 def test_one_target_in_minutes_with_its_target_time(store):
     record_attempt(store, "unbroadcast", 240, T0 - 2 * DAY)
     record_attempt(store, "unbroadcast", 150, T0 - DAY, assisted=True)

@@ -136,6 +136,14 @@ def test_start_writes_the_stub_into_the_workspace_and_starts_the_timer(clock, wo
     assert attempt.file == path.resolve()
 
 
+def test_start_names_every_function_it_blanks(clock, workspace):
+    unary = CATALOG.get("unary")
+    assert len(unary.symbols) > 6  # more than fit a short list, yet not the whole engine
+    text = said(drill("start", "unary"))
+    assert ", ".join(unary.symbols[:-1]) + f" and {unary.symbols[-1]} are blank" in text
+    assert "functions of the engine" not in text
+
+
 def test_start_with_workspace_option(clock, tmp_path, workspace):
     elsewhere = tmp_path / "my drills"
     result = drill("start", "backward", "--workspace", str(elsewhere))
@@ -267,7 +275,7 @@ def test_check_passing_shows_the_scoreboard_and_a_first_personal_best(clock, wor
     assert attempt.outcome == "passed" and attempt.time == 222
 
     clock.advance(600)
-    assert "no attempt in progress" in said(drill("status", code=2))
+    assert "No attempt in progress" in said(drill("status"))
     assert re.search(r"^unbroadcast\s.*5:00\s+3:42\s+3:42\s+1\s+in \d+ days?\s*$", drill("list").output, re.M)
 
 
@@ -312,8 +320,19 @@ def test_pause_freezes_the_clock_and_check_waits_for_resume(clock):
 
 
 def test_pause_resume_status_without_an_attempt(clock):
-    for command in ("pause", "resume", "status", "abandon", "give-up", "watch"):
+    for command in ("pause", "resume", "abandon", "give-up", "watch"):
         assert "drill start" in said(drill(command, code=2)), command
+    # status is a question: with no attempt, the answer is that, and what to start (exit 0)
+    assert said(drill("status")) == "No attempt in progress. Next: drill start unbroadcast never drilled (or: drill next)"
+
+
+def test_version(clock):
+    import tomllib
+
+    from tests.support import ROOT
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert said(drill("--version")) == f"autograd-drill {version}"
 
 
 # ---------------------------------------------------------------------------- abandon, give up, diff
@@ -521,7 +540,7 @@ def test_the_fast_paths_answer_as_the_commands_do(workspace):
         assert "Next: drill start unbroadcast" in " ".join(output.split())
     proc = start_child("status")
     output, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and "no attempt in progress" in output and "Traceback" not in output
+    assert proc.returncode == 0 and "No attempt in progress" in output and "Traceback" not in output
     drill("start", "backward")
     proc = start_child("status")
     output, _ = proc.communicate(timeout=60)

@@ -13,7 +13,7 @@ from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
 from drills.store.history import Attempt, History
 from drills.store.paths import default_workspace
-from drills.views import lines, report
+from drills.views import lines, render, report
 
 
 def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> None:
@@ -93,8 +93,16 @@ def watch(term: Terminal, oracle: str) -> int:
 
 
 def status(term: Terminal) -> None:
+    """The attempt in progress; with none, that is an answer too (and what to start)."""
     with history(term) as store:
-        attempt = session.require_active(store)
+        attempt = store.active()
+        if attempt is None:
+            from drills.store.schedule import choose
+
+            now = term.clock()
+            chosen = choose(store, now)
+            term.out.print(lines.no_attempt_view(chosen.target, render.reason(chosen, now)))
+            return
         states = session.target_states(attempt, session.latest_result(store, attempt))
     term.out.print(report.status_view(attempt, states, term.clock()))
 

@@ -125,7 +125,9 @@ def draw_overview(p: Progress, width: int, height: int, color: bool = True) -> s
     figure.line(100, pixel=_pixel(TARGET_LINE))
     _day_axis(figure, p, width)
     _y_axis(figure, max(tops) * 1.1, "%", height, mark=100)
-    legend += [(GAVE_UP, None, "gave up"), ("─", TARGET_LINE, "target time (100%)")]
+    if any(not q.passed for s in p.series for q in s.points):
+        legend.append((GAVE_UP, None, "gave up"))
+    legend.append(("─", TARGET_LINE, "target time (100%)"))
     return figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
 
 

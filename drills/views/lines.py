@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from drills.store.restore import Imported
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 split``, ``2 splits``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def listed(names: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -29,7 +34,7 @@ def listed(names: list[str]) -> str:
 def started_view(started: Started) -> RenderableType:
     """``drill start``: what was written and blanked, the archive of the previous file, the clock."""
     symbols = list(started.symbols)
-    blank = f"all {len(symbols)} functions of the engine" if len(symbols) > 6 else listed(symbols)
+    blank = f"all {len(symbols)} functions of the engine" if started.attempt.target == FULL else listed(symbols)
     verb = "is" if len(symbols) == 1 else "are"
     lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {blank} {verb} blank; everything else is the reference."]
     if started.archived:
@@ -84,20 +89,20 @@ def stopped_watching(attempt: Attempt, now: float) -> Text:
 
 def yours_line(target: str, attempts: int, best: float | None, due: float) -> Text:
     """Under a review card: your record on it and when it is due."""
-    plural = "s" if attempts != 1 else ""
-    mine = "never drilled" if not attempts else f"{attempts} attempt{plural}, best {format_time(best) if best else '-'}"
+    mine = "never drilled" if not attempts else f"{counted(attempts, 'attempt')}, best {format_time(best) if best else '-'}"
     return next_step(f"drill start {target}", f"yours: {mine}; due {due_in(due)}")
 
 
 def exported_line(exported: Exported, output: Path) -> Text:
     return Text.from_markup(
-        f" Wrote {exported.attempts} attempts ({exported.splits} splits) to [bold]{escape(display(output))}[/]."
+        f" Wrote {counted(exported.attempts, 'attempt')} ({counted(exported.splits, 'split')}) "
+        f"to [bold]{escape(display(output))}[/]."
     )
 
 
 def imported_view(done: Imported) -> RenderableType:
-    line = f" Imported {done.added} attempts ({done.splits} splits"
-    line += f", {done.submissions} graded versions)" if done.submissions else ")"
+    line = f" Imported {counted(done.added, 'attempt')} ({counted(done.splits, 'split')}"
+    line += f", {counted(done.submissions, 'graded version')})" if done.submissions else ")"
     if done.skipped:
         line += f"; {done.skipped} already in your history were skipped"
     return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))
@@ -139,3 +144,8 @@ def ended_elsewhere(target: str, how: str) -> Text:
 
 def warning_line(warning: str) -> Text:
     return Text("warning: ", style="bold yellow") + Text(warning)
+
+
+def no_attempt_view(target: str, why: str) -> RenderableType:
+    """``drill status`` with no attempt in progress."""
+    return Group(Text(" No attempt in progress."), next_step(f"drill start {target}", f"{why}   (or: drill next)"))
