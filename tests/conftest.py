@@ -1,5 +1,5 @@
-"""Fixtures only: user state isolated in tmp_path, the CLI's clock, the history. Shared constants
-and helpers are in tests/support.py."""
+"""Fixtures only: user state isolated in tmp_path, the CLI's clock, the history, a warm grading
+worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from drills import cli
+from drills.loop import worker
 from drills.loop.clock import MockClock
 from drills.store.history import History
 from drills.store.paths import history_path
+from grader.run import Runner
 from tests.support import T0
 
 
@@ -40,3 +42,16 @@ def store() -> Iterator[History]:
     history = History(history_path())
     yield history
     history.close()
+
+
+@pytest.fixture(scope="session")
+def warm_runner() -> Iterator[Runner]:
+    """One warm grading worker per test process, drill watch's (drills/loop/worker.py): NumPy, pytest
+    and the grader imported once, then a fresh fork per grading, so a grading costs its tests' time.
+
+    For the tests that check what a verdict says (mutants, stubs, alternative engines, messages). How
+    a grading is started, stopped and cleaned up is tested with drill run in a child, as users run it
+    (test_robustness, test_lifecycle, test_platforms, test_grade_cli)."""
+    runner = worker.warm_runner()
+    yield runner
+    runner.close()
