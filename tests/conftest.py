@@ -53,5 +53,10 @@ def warm_runner() -> Iterator[Runner]:
     a grading is started, stopped and cleaned up is tested with drill run in a child, as users run it
     (test_robustness, test_lifecycle, test_platforms, test_grade_cli)."""
     runner = worker.warm_runner()
+    # Started now, in the environment the session began with, not in a test's (monkeypatched) one.
+    if isinstance(runner, worker.WarmRunner):
+        runner.start()
+    else:
+        runner.warm_up()
     yield runner
     runner.close()
