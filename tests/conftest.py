@@ -1,5 +1,5 @@
-"""Fixtures only: user state isolated in tmp_path, the CLI's clock, the history. Shared constants
-and helpers are in tests/support.py."""
+"""Fixtures only: user state isolated in tmp_path, the CLI's clock, the history, a warm grading
+worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from drills.loop import session
 from drills.loop.clock import MockClock
 from drills.store.history import History
 from drills.store.paths import history_path
+from grader import worker
+from grader.process import Runner
 from grader.verdict import GradeResult, TargetResult
 from tests.support import T0
 
@@ -53,3 +55,21 @@ def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
         return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
 
     monkeypatch.setattr(session, "grade_file", grade)
+
+
+@pytest.fixture(scope="session")
+def warm_runner() -> Iterator[Runner]:
+    """One warm grading worker per test process, drill watch's (grader/worker.py): NumPy, pytest
+    and the grader imported once, then a fresh fork per grading, so a grading costs its tests' time.
+
+    For the tests that check what a verdict says (mutants, stubs, alternative engines, messages). How
+    a grading is started, stopped and cleaned up is tested with drill run in a child, as users run it
+    (test_robustness, test_lifecycle, test_platforms, test_grade_cli)."""
+    runner = worker.warm_runner()
+    # Started now, in the environment the session began with, not in a test's (monkeypatched) one.
+    if isinstance(runner, worker.WarmRunner):
+        runner.start()
+    else:
+        runner.warm_up()
+    yield runner
+    runner.close()

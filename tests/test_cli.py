@@ -2,7 +2,9 @@
 as ``drills.cli.CLOCK`` (advanced between commands to simulate minutes passing).
 
 User state lives under tmp_path (tests/conftest.py sets DRILL_HOME and DRILL_WORKSPACE). Grading
-is real: each ``check`` runs the oracle suite in a child (1-3 s), so they are counted.
+is real: each ``check`` runs the oracle suite in a child, a fork of drill watch's warm grading
+worker (tests/conftest.py, ``warm_runner``). A few commands run as users run them, in a process of
+their own (``start_child``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
+from drills.loop import session
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
@@ -34,6 +37,12 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Wide enough that rich wraps none of the tables and messages asserted on (tmp paths are long)."""
     monkeypatch.setenv("COLUMNS", "500")
     use_consoles(monkeypatch, width=500)
+
+
+@pytest.fixture(autouse=True)
+def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
+    """A check in process grades in a fork of the warm worker, not in a fresh interpreter."""
+    monkeypatch.setattr(session, "run_in_subprocess", warm_runner)
 
 
 @pytest.fixture

@@ -18,11 +18,11 @@ def _engine(tmp_path, *edits):
     return path
 
 
-def _messages(path, target):
-    return grade_file(path, [CATALOG.get(target)]).get(target).messages
+def _messages(path, target, runner):
+    return grade_file(path, [CATALOG.get(target)], runner=runner).get(target).messages
 
 
-def test_an_unwrapped_operand_is_blamed_on_the_op_not_the_constructor(tmp_path):
+def test_an_unwrapped_operand_is_blamed_on_the_op_not_the_constructor(tmp_path, warm_runner):
     """micrograd keeps _prev in a set: an ndarray the op forgot to wrap fails in __init__ (unhashable),
     but the fix belongs in the op."""
     path = _engine(
@@ -34,7 +34,7 @@ def test_an_unwrapped_operand_is_blamed_on_the_op_not_the_constructor(tmp_path):
             '        out = Tensor(self.data + getattr(other, "data", other), _children=(self, other), _op="+")\n',
         ),
     )
-    messages = _messages(path, "arith")
+    messages = _messages(path, "arith", warm_runner)
     ndarray = next(m for m in messages if "[tensor-plus-ndarray]" in m)
     assert "Tensor.__add__ passed an ndarray among the children of Tensor(...)" in ndarray
     assert "_as_tensor" in ndarray and "fix Tensor.__init__" not in ndarray
@@ -47,7 +47,7 @@ def test_a_grad_that_is_none_is_called_none():
     assert said == "a.grad is None, where torch's is an array of shape (2, 3)"
 
 
-def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_path):
+def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_path, warm_runner):
     path = _engine(
         tmp_path,
         (
@@ -55,7 +55,7 @@ def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_pat
             "        perm = tuple(axes) if axes else tuple(reversed(range(ndim)))\n",
         ),
     )
-    messages = _messages(path, "softmax")
+    messages = _messages(path, "softmax", warm_runner)
     assert messages and all("negative" in m for m in messages), messages
     first = messages[0]
     assert "turn negative axes positive first" in first and "np.argsort((-1, 0, 1)) is (0, 1, 2)" in first
@@ -73,7 +73,7 @@ def test_no_constant_factor_hint_for_one_number_or_a_partial_fit():
     assert "constant factor of 3" in diagnose("a.grad", np.array([3.0, 6.0, 0.0]), np.array([1.0, 2.0, 0.0]))
 
 
-def test_overflow_hints_name_their_cause(tmp_path):
+def test_overflow_hints_name_their_cause(tmp_path, warm_runner):
     sigmoid = _engine(
         tmp_path,
         (
@@ -81,11 +81,11 @@ def test_overflow_hints_name_their_cause(tmp_path):
             '        out = Tensor(np.exp(self.data) / (1.0 + np.exp(self.data)), _children=(self,), _op="sigmoid")\n',
         ),
     )
-    huge = next(m for m in _messages(sigmoid, "unary") if "[huge]" in m)
+    huge = next(m for m in _messages(sigmoid, "unary", warm_runner) if "[huge]" in m)
     assert "exp(-logaddexp(0, -x))" in huge and "subtract the max" not in huge
 
 
-def test_log_of_an_underflowed_softmax_is_told_from_an_overflow(tmp_path):
+def test_log_of_an_underflowed_softmax_is_told_from_an_overflow(tmp_path, warm_runner):
     path = _engine(
         tmp_path,
         (
@@ -93,11 +93,11 @@ def test_log_of_an_underflowed_softmax_is_told_from_an_overflow(tmp_path):
             "    return -(logits.softmax(axis=-1).log() * one_hot).sum() / n\n",
         ),
     )
-    messages = [m for m in _messages(path, "cross-entropy") if "logits-1000" in m]
+    messages = [m for m in _messages(path, "cross-entropy", warm_runner) if "logits-1000" in m]
     assert messages and "underflowed to 0" in messages[0], messages
 
 
-def test_a_breadth_first_order_is_blamed_on_topological_order(tmp_path):
+def test_a_breadth_first_order_is_blamed_on_topological_order(tmp_path, warm_runner):
     path = _engine(
         tmp_path,
         (
@@ -115,7 +115,7 @@ def test_a_breadth_first_order_is_blamed_on_topological_order(tmp_path):
             "    return order[::-1]\n\n\n",
         ),
     )
-    messages = _messages(path, "backward")
+    messages = _messages(path, "backward", warm_runner)
     assert messages and all(m.startswith("_topological_order [") for m in messages if "came before" in m)
     assert any("[topological_order_long_and_short_paths]" in m for m in messages)
     assert any(m.startswith("_topological_order [diamond") for m in messages), messages[:3]

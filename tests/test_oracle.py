@@ -1,6 +1,7 @@
 """The oracle: answers recorded from torch replay without torch, stale recordings are caught, and the
 shipped recording agrees with live torch."""
 
+import functools
 import os
 import shutil
 import subprocess
@@ -10,12 +11,23 @@ import numpy as np
 import pytest
 
 from grader.oracle import RECORDING, OracleError, ReplayOracle, digest
-from tests.support import ROOT, run_grader
+from tests.support import ROOT, count_tests, run_grader
 
-HAS_TORCH = (
-    shutil.which("python") is not None
-    and subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
-)
+
+@functools.cache
+def has_torch() -> bool:
+    """Whether torch imports here (asked once per test process, by the first test that needs it: an
+    import of torch takes seconds, which every test process would pay at collection)."""
+    return (
+        shutil.which("python") is not None
+        and subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+    )
+
+
+def require_torch(reason: str) -> None:
+    """Skip the test (for ``reason``) where torch does not import."""
+    if not has_torch():
+        pytest.skip(reason)
 
 
 @pytest.fixture
@@ -33,16 +45,14 @@ def test_shipped_recording_covers_the_whole_suite_without_torch(no_torch):
     assert " passed" in proc.stdout
 
 
-@pytest.mark.skipif(not HAS_TORCH, reason="recording needs torch")
 def test_record_then_replay_round_trip(tmp_path, no_torch):
+    require_torch("recording needs torch")
     recording = tmp_path / "oracle.npz"
     proc = run_grader("-m", "unbroadcast", "--oracle", "record", "--oracle-file", str(recording))
     assert proc.returncode == 0, proc.stdout[-2000:]
     with np.load(recording) as store:
         asked = len([k for k in store.files if k.endswith("|digest")])
-    tests = len(
-        [line for line in run_grader("-m", "unbroadcast", "--collect-only", "-q").stdout.splitlines() if "::" in line]
-    )
+    tests = count_tests("unbroadcast")  # collected once per test process (tests/support.py)
     assert asked > tests > 10  # every unbroadcast test but one asks (a batch of generated cases asks many times)
     proc = run_grader("-m", "unbroadcast", "--oracle", "replay", "--oracle-file", str(recording), env=no_torch)
     assert proc.returncode == 0, proc.stdout[-2000:]
@@ -75,8 +85,8 @@ def test_unreadable_recording_is_a_clear_error(tmp_path):
         ReplayOracle(path)
 
 
-@pytest.mark.skipif(not HAS_TORCH, reason="the drift check needs torch")
 def test_shipped_recording_matches_live_torch():
+    require_torch("the drift check needs torch")
     proc = subprocess.run([sys.executable, "-m", "grader.record", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert f"the recording {RECORDING} matches live torch" in proc.stdout

@@ -17,7 +17,7 @@ import pytest
 
 from drills.loop.stubs import stub_for
 from tests.support import REFERENCE_SOURCE as SOURCE
-from tests.support import UNBROADCAST_BODY, count_tests, in_unbroadcast, run_drill, spawn_drill
+from tests.support import UNBROADCAST_BODY, count_tests, drill, in_unbroadcast, run_drill, spawn_drill
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
@@ -142,8 +142,9 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
     text = " ".join(human.stdout.split())
     for phrase in case.says:
         assert phrase in text, f"{phrase!r} not in:\n{human.stdout}"
-    as_json = drill_fast("grade", str(path), "-t", case.target, "--json")
-    assert as_json.returncode == human.returncode
+    # The JSON form in process (the grading still runs in a child): what is checked is its object.
+    as_json = drill("grade", str(path), "-t", case.target, "--json", code=None, env=FAST_LIMITS)
+    assert as_json.exit_code == human.returncode, as_json.output
     verdict = json.loads(as_json.stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
 
@@ -165,27 +166,52 @@ def test_a_drill_survives_it(case_id, tmp_path):
     assert bytes(source) == path.read_bytes()  # the graded version is kept
 
 
-def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
-    """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete."""
-    rng = random.Random(5)
+def _kill_plan(runs: int = 30, seed: int = 5) -> list[tuple[int, str, float | None, float | None]]:
+    """The runs of the kill test, drawn up front as one loop of 30 drew them: (run, command, seconds
+    before a save while watching, seconds before the SIGKILL; None: the check is waited for)."""
+    rng = random.Random(seed)
+    plan = []
+    for i in range(runs):
+        command = rng.choice(["check", "watch"])
+        save = rng.uniform(0.2, 1.0) if command == "watch" else None
+        # now and then a grading finishes, whatever the machine's load
+        kill = None if i % 6 == 5 and command == "check" else rng.uniform(0.0, 1.5)
+        plan.append((i, command, save, kill))
+    return plan
+
+
+KILL_PLAN = _kill_plan()
+KILL_PARTS = 5
+"""The 30 runs are 5 tests of 6 runs, each on a history of its own: pytest -n spreads them."""
+
+
+@pytest.mark.parametrize("part", range(KILL_PARTS), ids=lambda k: f"runs-{6 * k + 1}-to-{6 * k + 6}")
+def test_kill_check_and_watch_30_times_and_lose_nothing(part, tmp_path):
+    """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete.
+
+    Each part first has one grading finish, so that every kill of the part has a graded version to lose."""
     db_path = tmp_path / "drill-home" / "history.sqlite3"
     path = tmp_path / "solutions" / "unbroadcast.py"
     env = {"PYTHONUNBUFFERED": "1"}
-    kept: dict[int, str] = {}
-    attempts: set[int] = set()
-    for i in range(30):
-        if drill_fast("status").returncode != 0:
-            assert drill_fast("start", "unbroadcast").returncode == 0
+    drill("start", "unbroadcast")
+    write(path, in_unbroadcast("x = -1"))
+    drill("check")  # passes: a graded version, and an attempt, to keep
+    with sqlite3.connect(db_path, timeout=10) as db:
+        kept = dict(db.execute("SELECT id, sha256 FROM submissions").fetchall())
+        attempts = {r[0] for r in db.execute("SELECT id FROM attempts")}
+    assert kept and attempts
+    for i, command, save, kill in KILL_PLAN[6 * part : 6 * part + 6]:
+        if drill("status", code=None).exit_code != 0:
+            drill("start", "unbroadcast")
         write(path, in_unbroadcast(f"x = {i}") if i % 3 else stub_for(["unbroadcast"], "unbroadcast"))
-        command = rng.choice(["check", "watch"])
         proc = spawn_drill(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if command == "watch":
-            time.sleep(rng.uniform(0.2, 1.0))
+        if save is not None:
+            time.sleep(save)
             write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
-        if i % 6 == 5 and command == "check":  # now and then a grading finishes, whatever the machine's load
+        if kill is None:
             proc.wait(120)
         else:
-            time.sleep(rng.uniform(0.0, 1.5))
+            time.sleep(kill)
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         with sqlite3.connect(db_path, timeout=10) as db:
@@ -195,7 +221,13 @@ def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path):
         assert all(rows.get(k) == v for k, v in kept.items()), "a graded version recorded before a kill is gone"
         assert attempts <= ids, "an attempt recorded before a kill is gone"
         kept, attempts = rows, ids
-    assert kept, "no grading finished in 30 runs: the kills came too early to test anything"
+    assert kept, "no grading finished: the kills came too early to test anything"
+
+
+def test_the_kill_plan_waits_for_some_gradings():
+    """Across the 30 runs some checks are waited for, as in one loop of 30 (runs 6, 18 and 30)."""
+    assert len(KILL_PLAN) == 6 * KILL_PARTS
+    assert [i + 1 for i, command, _, kill in KILL_PLAN if kill is None] == [6, 18, 30]
 
 
 # ---------------------------------------------------------------------------- bad input at the command line

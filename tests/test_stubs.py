@@ -67,10 +67,10 @@ def test_blank_refuses_unknown_or_undocumented_symbols():
 
 
 @pytest.mark.parametrize("target", CATALOG.targets, ids=lambda t: t.id)
-def test_fresh_stub_fails_its_target_and_blames_it_elsewhere(target, tmp_path):
+def test_fresh_stub_fails_its_target_and_blames_it_elsewhere(target, tmp_path, warm_runner):
     path = tmp_path / f"{target.id}.py"
     path.write_text(stub_for(target.symbols, f"target {target.id}"))
-    result = grade_file(path, CATALOG.targets)
+    result = grade_file(path, CATALOG.targets, runner=warm_runner)
     own = result.get(target.id)
     assert not own.passed
     assert "not written yet" in own.messages[0]
@@ -83,18 +83,18 @@ def test_fresh_stub_fails_its_target_and_blames_it_elsewhere(target, tmp_path):
             assert any(symbol in message for symbol in target.symbols), message
 
 
-def test_full_stub_fails_every_target(tmp_path):
+def test_full_stub_fails_every_target(tmp_path, warm_runner):
     symbols = [s for t in CATALOG.targets for s in t.symbols]
     path = tmp_path / "full.py"
     path.write_text(stub_for(symbols, "full"))
-    result = grade_file(path, CATALOG.targets)
+    result = grade_file(path, CATALOG.targets, runner=warm_runner)
     assert not any(t.passed for t in result.targets)
 
 
 @pytest.mark.parametrize("target", CATALOG.extensions, ids=lambda t: t.id)
-def test_fresh_stub_of_a_follow_up_fails_it(target, tmp_path):
+def test_fresh_stub_of_a_follow_up_fails_it(target, tmp_path, warm_runner):
     path = tmp_path / f"{target.id}.py"
     path.write_text(stub_for(target.symbols, f"target {target.id}"))
-    result = grade_file(path, [target]).get(target.id)
+    result = grade_file(path, [target], runner=warm_runner).get(target.id)
     assert not result.passed
     assert "not written yet" in result.messages[0]
