@@ -20,7 +20,7 @@ ALLOWED = {
     "drills.loop": {"drills.loop", "drills.store", "grader", "reference"},
     "drills.views": {"drills.views", "drills.store", "drills.loop", "grader"},
     "drills.commands": {"drills.commands", "drills.views", "drills.loop", "drills.store", "grader"},
-    "drills.cli": {"drills.cli", "drills.commands", "drills.loop", "grader"},
+    "drills.cli": {"drills.cli", "drills.commands", "drills.loop", "grader"},  # and drills.__version__
     "drills.__main__": {"drills.cli"},
 }
 MAX_LINES = 400
@@ -65,9 +65,8 @@ def layer(module: str) -> str:
 @pytest.mark.parametrize("module", sorted(modules()))
 def test_arrows_go_one_way(module):
     allowed = ALLOWED[layer(module)]
-    wrong = sorted(
-        name for name in imports(modules()[module]) if not any(name == a or name.startswith(a + ".") for a in allowed)
-    )
+    found = imports(modules()[module]) - {"drills"}  # the package itself holds only its docstring and version
+    wrong = sorted(name for name in found if not any(name == a or name.startswith(a + ".") for a in allowed))
     assert not wrong, f"{module} ({layer(module)}) imports {wrong}: README, Layout, says which way the arrows go"
 
 
