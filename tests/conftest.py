@@ -17,7 +17,7 @@ from drills.store.paths import history_path
 from grader import worker
 from grader.process import Runner
 from grader.verdict import GradeResult, TargetResult
-from tests.support import T0
+from tests.support import T0, FakeGrader, use_consoles
 
 
 @pytest.fixture(autouse=True)
@@ -73,3 +73,35 @@ def warm_runner() -> Iterator[Runner]:
         runner.warm_up()
     yield runner
     runner.close()
+
+
+@pytest.fixture
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wide enough that rich wraps none of the tables and messages asserted on (tmp paths are long)."""
+    monkeypatch.setenv("COLUMNS", "500")
+    use_consoles(monkeypatch, width=500)
+
+
+@pytest.fixture
+def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
+    """A check in process grades in a fork of the warm worker, not in a fresh interpreter."""
+    monkeypatch.setattr(session, "run_in_subprocess", warm_runner)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return tmp_path / "solutions"
+
+
+@pytest.fixture
+def history(store: History) -> History:
+    """The history (``store``), under the name the drill loop's functions give it."""
+    return store
+
+
+@pytest.fixture
+def fake_grading(monkeypatch: pytest.MonkeyPatch, clock: MockClock) -> FakeGrader:
+    """The drill loop grades with a stand-in (tests/support.py, FakeGrader): its logic, exactly and fast."""
+    grader = FakeGrader(clock)
+    monkeypatch.setattr(session, "grade_file", grader)
+    return grader

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,8 +29,13 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from drills import cli
+from drills.loop import session
+from drills.loop.clock import MockClock
+from drills.loop.stubs import stub_for
 from drills.store.history import History
+from drills.store.paths import history_path
 from grader.catalog import load_catalog
+from grader.verdict import Failure, GradeResult, TargetResult
 from reference import ENGINE
 
 # ---------------------------------------------------------------------------- where things are
@@ -249,3 +255,124 @@ def record_attempt(
     if assisted:
         store.mark_assisted(attempt)
     store.finish(attempt, outcome, at + seconds)
+
+
+# ---------------------------------------------------------------------------- the history, from a test
+
+
+def row(result: Result, first: str) -> list[str]:
+    """The cells of the table row that starts with ``first``, as rich drew it."""
+    for line in result.output.splitlines():
+        cells = [c.strip() for c in re.split(r"[│┃]", line) if c.strip()]
+        if cells and cells[0] == first:
+            return cells
+    raise AssertionError(f"no row {first!r} in:\n{result.output}")
+
+
+def open_store() -> History:
+    return History(history_path())
+
+
+def active():
+    store = open_store()
+    try:
+        return store.active()
+    finally:
+        store.close()
+
+
+def latest():
+    store = open_store()
+    try:
+        return store.attempts()[-1]
+    finally:
+        store.close()
+
+
+def seed(target: str, seconds: float, *, at: float, outcome: str = "passed", assisted: bool = False) -> None:
+    """A finished attempt in the history, as if drilled long ago."""
+    store = open_store()
+    try:
+        record_attempt(store, target, seconds, at, outcome, assisted)
+    finally:
+        store.close()
+
+
+# ---------------------------------------------------------------------------- the drill loop, from a test
+
+IDS = [t.id for t in CATALOG.targets]
+ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
+
+
+class FakeGrader:
+    """Stands in for the grader: a target passes when none of its symbols (nor those of the targets
+    it needs) is still a stub. ``seconds`` is how long a grading takes on the MockClock."""
+
+    def __init__(self, clock: MockClock) -> None:
+        self.clock = clock
+        self.calls: list[list[str]] = []
+        self.seconds = 0.0
+        self.during: Callable[[], object] | None = None
+        """Run while grading, as another terminal would."""
+
+    def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
+        self.calls.append([t.id for t in targets])
+        source = Path(file).read_text(encoding="utf-8")
+        blank = {s for s in ALL_SYMBOLS if f'raise NotImplementedError("{s}")' in source}
+        results = []
+        for target in targets:
+            needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]
+            missing = [s for s in needed if s in blank]
+            failures = tuple(Failure(f"test_{s}", f"{s}: {s} is not written yet", symbol=s) for s in missing)
+            results.append(TargetResult(target.id, 10, len(missing), failures))
+        self.clock.advance(self.seconds)
+        if self.during is not None:
+            self.during()
+        return GradeResult(label or str(file), tuple(results), 0.01)
+
+
+def write(path: Path, blanked: list[str]) -> None:
+    """The user's file, with these symbols still to write (none: the reference)."""
+    path.write_text(stub_for(blanked, "test") if blanked else REFERENCE_SOURCE, encoding="utf-8")
+
+
+def finish_attempt(
+    history: History, clock: MockClock, workspace: Path, target: str, seconds: float, *, hints: int = 0
+) -> session.Checked:
+    """Start TARGET, take SECONDS, pass it (stand-in grader)."""
+    started = session.start(history, target, workspace, clock)
+    for _ in range(hints):
+        session.hint(history, None)
+    clock.advance(seconds)
+    write(started.path, [])
+    checked = session.check(history, clock)
+    assert checked.finished
+    clock.advance(3600)
+    return checked
+
+
+def give_up_attempt(history: History, clock: MockClock, workspace: Path, target: str, seconds: float) -> None:
+    session.start(history, target, workspace, clock)
+    clock.advance(seconds)
+    session.give_up(history, clock)
+    clock.advance(3600)
+
+
+def minutes(seconds: list[float]) -> list[float]:
+    """Times for each core target: these, then 50 s for each target the catalog has beyond them."""
+    return seconds[: len(IDS)] + [50.0] * (len(IDS) - len(seconds))
+
+
+def run_full(history, clock, workspace, segments: list[tuple[str, float]]) -> session.Checked:
+    """A full drill whose targets pass one by one, each after its seconds; the last grading finishes it."""
+    started = session.start(history, "full", workspace, clock)
+    todo = list(ALL_SYMBOLS)
+    checked = None
+    for target, seconds in segments:
+        clock.advance(seconds)
+        todo = [s for s in todo if s not in CATALOG.get(target).symbols]
+        write(started.path, todo)
+        checked = session.check(history, clock)
+        assert checked.newly_passed == (target,)
+    assert checked is not None and checked.finished
+    return checked
