@@ -17,18 +17,7 @@ import pytest
 
 from drills.loop.stubs import stub_for
 from drills.store.paths import history_path
-from tests.support import (
-    CATALOG,
-    REFERENCE_SOURCE,
-    T0,
-    active,
-    drill,
-    latest,
-    open_store,
-    row,
-    said,
-    seed,
-)
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.
 pytestmark = pytest.mark.usefixtures("wide_terminal", "warm_grading")

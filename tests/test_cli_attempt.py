@@ -8,18 +8,7 @@ import re
 import pytest
 
 from drills.views.render import SPARKS
-from tests.support import (
-    CATALOG,
-    REFERENCE_SOURCE,
-    T0,
-    active,
-    drill,
-    latest,
-    open_store,
-    row,
-    said,
-    seed,
-)
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.
 pytestmark = pytest.mark.usefixtures("wide_terminal", "warm_grading")

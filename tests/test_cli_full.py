@@ -17,17 +17,7 @@ import pytest
 from drills.loop.stubs import stub_for
 from drills.views.render import delta
 from grader.catalog import format_time
-from tests.support import (
-    CATALOG,
-    REFERENCE_SOURCE,
-    T0,
-    drill,
-    latest,
-    open_store,
-    row,
-    said,
-    spawn_drill,
-)
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, drill, latest, open_store, row, said, spawn_drill
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.
 pytestmark = pytest.mark.usefixtures("wide_terminal", "warm_grading")

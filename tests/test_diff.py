@@ -6,10 +6,7 @@ from __future__ import annotations
 import pytest
 
 from drills.loop import diff, session
-from tests.support import (
-    REFERENCE_SOURCE,
-    finish_attempt,
-)
+from tests.support import REFERENCE_SOURCE, finish_attempt
 
 # ---------------------------------------------------------------------------- compare with the reference
 

@@ -9,16 +9,7 @@ from drills.loop import session
 from drills.store import records
 from drills.views.render import SPARKS, delta, sparkline
 from drills.views.report import passed_line
-from tests.support import (
-    ALL_SYMBOLS,
-    CATALOG,
-    IDS,
-    finish_attempt,
-    give_up_attempt,
-    minutes,
-    run_full,
-    write,
-)
+from tests.support import ALL_SYMBOLS, CATALOG, IDS, finish_attempt, give_up_attempt, minutes, run_full, write
 
 # ---------------------------------------------------------------------------- the full drill
 

@@ -16,13 +16,7 @@ from drills.loop import session
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from grader.catalog import UnknownTarget
-from tests.support import (
-    ALL_SYMBOLS,
-    CATALOG,
-    REFERENCE_SOURCE,
-    finish_attempt,
-    write,
-)
+from tests.support import ALL_SYMBOLS, CATALOG, REFERENCE_SOURCE, finish_attempt, write
 
 # ---------------------------------------------------------------------------- start
 
