@@ -166,3 +166,11 @@ def test_follow_ups_explain_their_target_times():
     for target in CATALOG.extensions:
         assert len(target.time_reasoning) > 40, target.id
         assert not set(target.symbols) & set(READING_ONLY)
+
+
+def test_the_full_drill_has_time_for_every_core_target():
+    parts = sum(t.target_time for t in CATALOG.targets)
+    assert parts <= CATALOG.full_time <= parts + 5 * 60, (
+        f"full's {format_time(CATALOG.full_time)} against {format_time(parts)} for its targets: "
+        "grader/catalog.toml, [full] (README, Adding a drill)"
+    )
