@@ -8,7 +8,7 @@ import pytest
 from grader import contract as c
 from grader.batch import batched
 from grader.contract import clause
-from grader.graphs import Op, Step, check_program, pick, random_program
+from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
 
 pytestmark = [pytest.mark.softmax, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
@@ -72,6 +72,32 @@ def test_op_log_softmax_default_axis(grade):
 def test_op_reshape(grade, args):
     torch_shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
     grade.vjp("Tensor.reshape", lambda t: t.reshape(*args), [(2, 3, 4)], theirs=lambda t: t.reshape(torch_shape))
+
+
+# Each op with the shape of its input, so that a glue path of the same input can be added to it.
+SHARED = {
+    "softmax": (lambda t: t.softmax(axis=-1), lambda t: t.softmax(dim=-1)),
+    "log_softmax": (lambda t: t.log_softmax(axis=-1), lambda t: t.log_softmax(dim=-1)),
+    "reshape": (lambda t: t.reshape(6).reshape(2, 3), lambda t: t.reshape(6).reshape(2, 3)),
+    "transpose": (lambda t: t.transpose(1, 0).transpose(1, 0), lambda t: t.permute(1, 0).permute(1, 0)),
+}
+
+
+@clause(c.ADDS)
+@each_op_both_orders(SHARED)
+def test_op_shared_input(grade, op, first):
+    """x feeds the op and a glue sin: the op's closure must add into x.grad, not overwrite it."""
+    ours_op, torch_op = SHARED[op]
+    check_shared_input(
+        grade,
+        f"Tensor.{op}",
+        lambda G, t: ours_op(t),
+        lambda G, t: G.sin(t),
+        [(2, 3)],
+        theirs=lambda t: torch_op(t) + t.sin(),
+        hint="a closure adds into its parent's .grad (+=): x also gets a gradient through another path",
+        first=first,
+    )
 
 
 CYCLE_HINT = "transpose's VJP applies the inverse permutation, np.argsort(axes): a 3-cycle is not its own inverse"

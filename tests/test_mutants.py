@@ -15,11 +15,6 @@ FIRST_NAMES = {
         " division tests are the tests of Tensor.__pow__ (a / b is a * b ** -1); test_op_shared_input names"
         " Tensor.__mul__ after it",
     ),
-    "reshape-assigns-instead-of-accumulating": (
-        "the softmax ops",
-        "no test of reshape alone uses a tensor both reshaped and as it is: only the random graphs of the softmax"
-        " ops do, and their message names every op of the graph (the reshape in its hint), none at its start",
-    ),
 }
 """Mutants whose first failure legitimately starts with another name than their symbol."""
 
