@@ -239,3 +239,31 @@ def check_shared_input(
         return glue.add(out, rest) if first else glue.add(rest, out)
 
     grade.vjp(symbol, ours, inputs, theirs=theirs, hint=hint)
+
+
+BESIDE_SIN_HINT = "a closure adds into its parent's .grad (+=): x also gets a gradient through another path"
+
+
+def check_beside_sin(
+    grade: Grading,
+    symbol: str,
+    ours_op: Callable[[Any], Any],
+    theirs_op: Callable[[Any], Any],
+    x: np.ndarray | tuple[int, ...],
+    first: bool = True,
+    total: bool = False,
+) -> None:
+    """``check_shared_input`` for a one-input op: x feeds the op and a glue sin. With ``total``, each
+    result is summed before the add (an op whose result is not x's shape, as max)."""
+    __tracebackhide__ = True
+
+    def ours(G: Glue, t: Any) -> Any:
+        return G.total(ours_op(t)) if total else ours_op(t)
+
+    def sin(G: Glue, t: Any) -> Any:
+        return G.total(G.sin(t)) if total else G.sin(t)
+
+    def theirs(t: Any) -> Any:
+        return theirs_op(t).sum() + t.sin().sum() if total else theirs_op(t) + t.sin()
+
+    check_shared_input(grade, symbol, ours, sin, [x], theirs, BESIDE_SIN_HINT, first)

@@ -8,7 +8,7 @@ import pytest
 from grader import contract as c
 from grader.batch import batched
 from grader.contract import clause
-from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
+from grader.graphs import Op, Step, check_beside_sin, check_program, each_op_both_orders, pick, random_program
 
 pytestmark = [pytest.mark.unary, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
@@ -127,16 +127,7 @@ def test_op_shared_input(grade, op, first):
     """x feeds the op and a glue sin: the op's closure must add into x.grad, not overwrite it."""
     ours_op, torch_op = SHARED[op]
     x = np.abs(grade.rng.standard_normal((2, 3))) + 0.1
-    check_shared_input(
-        grade,
-        f"Tensor.{op}",
-        lambda G, t: ours_op(t),
-        lambda G, t: G.sin(t),
-        [x],
-        theirs=lambda t: (torch_op or ours_op)(t) + t.sin(),
-        hint="a closure adds into its parent's .grad (+=): x also gets a gradient through another path",
-        first=first,
-    )
+    check_beside_sin(grade, f"Tensor.{op}", ours_op, torch_op or ours_op, x, first)
 
 
 # ------------------------------------------------------------------------------ random graphs
