@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
 from drills.store.history import Attempt, History
-from drills.store.records import clock_at_end, finished, segments, sum_of_best
+from drills.store.records import best_segments, clock_at_end, finished, segments, sum_of_best
 from grader.catalog import FULL, load_catalog
 
 
@@ -117,4 +117,5 @@ def progress(history: History, now: float, tz: tzinfo | None = None) -> Progress
     )
     days = {day_of(p.at, tz) for s in series for p in s.points}
     today = day_of(now, tz)
-    return Progress(tuple(series), runs, sum_of_best(history), streak(days, today), min(days, default=None), today, tz)
+    sob = sum_of_best(best_segments(history))
+    return Progress(tuple(series), runs, sob, streak(days, today), min(days, default=None), today, tz)

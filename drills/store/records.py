@@ -68,9 +68,8 @@ def best_segments(history: History, before: Attempt | None = None) -> dict[str, 
     return best
 
 
-def sum_of_best(history: History) -> float | None:
-    """Every core target's best segment of the full drill, added up; None until each has one."""
-    best = best_segments(history)
+def sum_of_best(best: dict[str, float]) -> float | None:
+    """The best segments (``best_segments``) added up; None until every core target has one."""
     return sum(best.values()) if len(best) == len(load_catalog().targets) else None
 
 
@@ -163,7 +162,7 @@ def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
         )
         for target, seconds in segments(attempt)
     )
-    return Scoreboard(attempt, rows, _row(history, attempt, count), sum_of_best(history))
+    return Scoreboard(attempt, rows, _row(history, attempt, count), sum_of_best(best))
 
 
 # ---------------------------------------------------------------------------- stats
