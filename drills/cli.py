@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from drills.loop import clock as clocks
-from grader.catalog import FULL, Target, UnknownTarget, load_catalog
+from grader.catalog import FULL, Target, UnknownTarget, listed, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -361,7 +361,7 @@ def grade(
 def _catalog_in_help() -> None:
     """The help of ``drill grade`` names the targets of the catalog, whatever they are."""
     catalog = load_catalog()
-    core = ", ".join(catalog.ids[:-1]) + " and " + catalog.ids[-1]
+    core = listed(catalog.ids)
     follow_ups = ", ".join(t.id for t in catalog.extensions)
     grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)
 

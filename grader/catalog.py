@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import difflib
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -12,6 +13,11 @@ from pathlib import Path
 CATALOG_FILE = Path(__file__).with_name("catalog.toml")
 FULL = "full"
 """The id of the full drill: every core target blank at once, one split per target."""
+
+
+def listed(names: Sequence[str]) -> str:
+    """Names as a sentence lists them: ``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def parse_time(text: str) -> int:

@@ -18,11 +18,12 @@ import importlib.util
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, ModuleType
 
+from grader.catalog import listed
 from grader.check import Blame, GradeFailure, TestTimeout
 
 MODULE_NAME = "drill_solution"
@@ -161,10 +162,6 @@ def _smuggled(module: ModuleType) -> str | None:
     return None
 
 
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
     """Import the user's file by path, or the verdict that explains why it cannot be graded."""
     if not path.is_file():
@@ -172,7 +169,7 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
     source = path.read_bytes()
     if not source.strip():
         return GradeFailure(
-            f"{path.name} is empty: it should define {_listed(blame.catalog.top_level_names())}"
+            f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}"
         )
     refusal = forbidden_imports(source, str(path))
     if refusal:

@@ -31,7 +31,7 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> No
         subprocess.call([*shlex.split(editor, posix=os.name != "nt"), str(started.path)])
 
 
-def show_finish(term: Terminal, store: History, checked: Checked, with_report: bool = True) -> None:
+def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     """An attempt that just passed: the scoreboard, its review card, and what comes next."""
     from drills.store.records import scoreboard
     from drills.store.schedule import choose
@@ -40,7 +40,7 @@ def show_finish(term: Terminal, store: History, checked: Checked, with_report: b
     now = term.clock()
     board, chosen = scoreboard(store, checked.attempt), choose(store, now)
     card = review_for(checked.attempt.target)
-    term.out.print(report.finish_view(checked, board, card, chosen, now, with_report))
+    term.out.print(report.finish_view(checked, board, card, chosen, now))
 
 
 def check(term: Terminal, oracle: str) -> int:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from drills.store.paths import display
 from drills.views.render import due_in, next_step
-from grader.catalog import FULL, format_time
+from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
     from drills.loop.session import Started
@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 def counted(n: int, noun: str) -> str:
     """``1 split``, ``2 splits``."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def listed(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def started_view(started: Started) -> RenderableType:

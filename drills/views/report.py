@@ -115,12 +115,11 @@ def check_view(checked: Checked, now: float) -> RenderableType:
 
 
 def finish_view(
-    checked: Checked, board: Scoreboard, card: ReviewCard | None, chosen: TargetCard, now: float, report: bool = True
+    checked: Checked, board: Scoreboard, card: ReviewCard | None, chosen: TargetCard, now: float
 ) -> RenderableType:
-    """An attempt that just passed: the report (unless shown already), the scoreboard, its review card,
-    what to compare, and what is due next."""
-    parts: list[RenderableType] = [grade_report(checked.result)] if report else []
-    parts += [passed_line(checked, board), scoreboard(board)]
+    """An attempt that just passed: the report, the scoreboard, its review card, what to compare, and
+    what is due next."""
+    parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board), scoreboard(board)]
     if card is not None:
         parts.append(review_card(card))
     target = checked.attempt.target
