@@ -32,8 +32,8 @@ def overview(term: Terminal, title: bool = True) -> None:
         term.out.print(render.next_step(f"drill start {chosen.target}", why))
 
 
-def next_target(term: Terminal) -> str | None:
-    """``drill next``: the queue. Returns the chosen target (for ``--start``)."""
+def next_target(term: Terminal) -> None:
+    """``drill next``: the queue, and the attempt in progress if there is one."""
     with history(term) as store:
         now = term.clock()
         cards = queue(store, now)
@@ -41,7 +41,6 @@ def next_target(term: Terminal) -> str | None:
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now))
-    return cards[0].target
 
 
 def chosen_target(term: Terminal) -> str:
