@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
+from drills.views.report import grade_report
+from grader.verdict import GradeResult
 from tests.support import REFERENCE_SOURCE as SOURCE
-from tests.support import UNBROADCAST_BODY, count_tests, drill, in_unbroadcast, run_drill, spawn_drill
+from tests.support import UNBROADCAST_BODY, console, count_tests, drill, in_unbroadcast, run_drill, spawn_drill
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
@@ -134,19 +136,21 @@ def drill_fast(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
+    """One real `drill grade --json` per case: its exit status and JSON object, then the report a
+    person reads, drawn from that object (as `drill status` draws it from the history)."""
     path = tmp_path / "solution.py"
     write(path, case.source)
-    human = drill_fast("grade", str(path), "-t", case.target)
-    assert human.returncode == (0 if case.passes else 1), human.stdout + human.stderr
-    assert "Traceback" not in human.stdout + human.stderr
-    text = " ".join(human.stdout.split())
-    for phrase in case.says:
-        assert phrase in text, f"{phrase!r} not in:\n{human.stdout}"
-    # The JSON form in process (the grading still runs in a child): what is checked is its object.
-    as_json = drill("grade", str(path), "-t", case.target, "--json", code=None, env=FAST_LIMITS)
-    assert as_json.exit_code == human.returncode, as_json.output
-    verdict = json.loads(as_json.stdout)  # the JSON object, in every case
+    proc = drill_fast("grade", str(path), "-t", case.target, "--json")
+    assert proc.returncode == (0 if case.passes else 1), proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    verdict = json.loads(proc.stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
+    out = console(width=100)
+    with out.capture() as seen:
+        out.print(grade_report(GradeResult.from_json(verdict)))
+    text = " ".join(seen.get().split())
+    for phrase in case.says:
+        assert phrase in text, f"{phrase!r} not in:\n{seen.get()}"
 
 
 @pytest.mark.parametrize("case_id", ["infinite-loop", "os-exit-in-an-op", "segfault"])
