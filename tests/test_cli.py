@@ -212,8 +212,8 @@ def test_check_passing_shows_the_scoreboard_and_a_first_personal_best(clock, wor
     assert "target 5:00" in text and "−1:18" in text
     assert "new personal best" in text
     header = row(result, "target")
-    assert header == ["target", "target", "time", "Δ", "best", "attempts", "assisted"]
-    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "3:42", "−1:18", "3:42", "1", "no"]
+    assert header == ["target", "target", "time", "Δ", "Δ best", "best", "attempts", "assisted"]
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "3:42", "−1:18", "-", "3:42", "1", "no"]
     assert "Next: drill diff unbroadcast" in text
     attempt = latest()
     assert attempt.outcome == "passed" and attempt.time == 222
@@ -231,6 +231,6 @@ def test_check_passing_slower_than_the_best_is_not_a_record(clock, workspace):
     (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
     result = drill("check")
     text = said(result)
-    assert "passed at 6:40" in text and "+1:40" in text
+    assert "passed at 6:40" in text and "+1:40" in text and "your best 1:00, +5:40" in text
     assert "new personal best" not in text
-    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "6:40", "+1:40", "1:00", "2", "no"]
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "6:40", "+1:40", "+5:40", "1:00", "2", "no"]

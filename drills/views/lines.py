@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from drills.store.paths import display
-from drills.views.render import due_in, next_step
+from drills.views.render import counted, due_in, next_step
 from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from drills.store.export import Exported
     from drills.store.history import Attempt
     from drills.store.restore import Imported
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 split``, ``2 splits``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def started_view(started: Started) -> RenderableType:

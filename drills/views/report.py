@@ -93,6 +93,8 @@ def passed_line(checked: Checked, board: Scoreboard) -> Text:
     line = Text(" ✓ ", style="bold green")
     line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
     line.append_text(delta(main.delta))
+    if main.previous_best is not None:
+        line.append(f"; your best {format_time(main.previous_best)}, ").append_text(delta(main.best_delta))
     line.append(")")
     if board.new_best:
         line.append("   ★ new personal best", style="bold yellow")

@@ -1,0 +1,82 @@
+"""Every screen at 60 columns: the ids you type are never cut, tables fit, help names no types."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+
+from drills import cli
+from tests.support import CATALOG, DAY, T0, drill, seed
+
+pytestmark = pytest.mark.usefixtures("narrow_terminal")
+
+CUT = re.compile(r"[\w-]+…")
+"""A word rich cut short with an ellipsis."""
+
+
+def history_of_every_kind() -> None:
+    """Times in every column: a pass, a give-up, an assisted pass, days ago and today."""
+    for i, target in enumerate(CATALOG.drill_ids):
+        seed(target, 125.0 + i, at=T0 - (i + 1) * DAY)
+        seed(target, 3000.0, at=T0 - DAY / 2, outcome="gave-up" if i % 2 else "passed", assisted=i % 3 == 0)
+
+
+def first_cells(output: str) -> set[str]:
+    return {line.split()[0] for line in output.splitlines() if line.strip()}
+
+
+@pytest.mark.parametrize("command", [[], ["list"], ["stats"]])
+def test_every_id_is_whole_in_the_tables(clock, command):
+    history_of_every_kind()
+    output = drill(*command).output
+    assert not CUT.findall(output), output
+    assert set(CATALOG.drill_ids) <= first_cells(output), output
+    assert max(map(len, output.splitlines())) <= 60
+
+
+def test_the_queue_names_whole_ids(clock):
+    history_of_every_kind()
+    output = drill("next").output
+    assert not CUT.findall(output), output
+    named = re.findall(r"([a-z][\w-]*) \((?:now|in \d|\d+ days? ago)", output)
+    assert len(named) >= 4 and set(named) <= set(CATALOG.drill_ids), output
+
+
+def test_the_scoreboard_fits_with_the_difference_from_your_best(clock, workspace, passing_grader):
+    from tests.support import REFERENCE_SOURCE
+
+    seed("cross-entropy", 100, at=T0 - DAY)
+    drill("start", "cross-entropy")
+    clock.advance(130)
+    (workspace / "cross-entropy.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    output = drill("check").output
+    assert max(map(len, output.splitlines())) <= 60
+    header = next(line for line in output.splitlines() if "Δ best" in line)
+    board = next(line for line in output.splitlines() if line.startswith("cross-entropy "))
+    assert header.split() == ["target", "target", "time", "Δ", "Δ", "best", "best"]
+    assert board.split() == ["cross-entropy", "3:00", "2:10", "−0:50", "+0:30", "1:40"]
+    assert "2 attempts; unassisted" in output
+
+
+def commands() -> list[str]:
+    return sorted(typer.main.get_command(cli.app).commands)  # type: ignore[attr-defined]
+
+
+TYPE_NAMES = re.compile(r"<\w+>|\b(?:TEXT|BOOLEAN|INTEGER|FLOAT|PATH)\b")
+
+
+@pytest.mark.parametrize("command", ["", *commands()])
+def test_help_names_no_types(command):
+    output = drill(*command.split(), "--help").output
+    assert "Usage" in output and "--help" in output
+    assert not TYPE_NAMES.findall(output), output
+
+
+def test_help_shows_what_an_option_takes_and_nothing_after_a_flag():
+    lines = drill("start", "--help").output.splitlines()
+    workspace = next(line for line in lines if "--workspace" in line)
+    edit = next(line for line in lines if "--edit" in line)
+    assert re.search(r"--workspace\s+DIR\s", workspace) and re.search(r"--edit\s+Open", edit)
+    assert "TARGET" in drill("review", "--help").output
