@@ -6,14 +6,21 @@ import re
 
 import pytest
 import typer.main
+from rich.cells import cell_len
 
 from drills import cli
+from drills.views.reviews import load_reviews
 from tests.support import CATALOG, DAY, T0, drill, seed
 
 pytestmark = pytest.mark.usefixtures("narrow_terminal")
 
 CUT = re.compile(r"[\w-]+…")
 """A word rich cut short with an ellipsis."""
+
+
+def widest(output: str) -> int:
+    """The widest line, in terminal cells (a combining mark, as in x̄, takes none)."""
+    return max(map(cell_len, output.splitlines()))
 
 
 def history_of_every_kind() -> None:
@@ -33,7 +40,7 @@ def test_every_id_is_whole_in_the_tables(clock, command):
     output = drill(*command).output
     assert not CUT.findall(output), output
     assert set(CATALOG.drill_ids) <= first_cells(output), output
-    assert max(map(len, output.splitlines())) <= 60
+    assert widest(output) <= 60
 
 
 def test_the_queue_names_whole_ids(clock):
@@ -52,12 +59,28 @@ def test_the_scoreboard_fits_with_the_difference_from_your_best(clock, workspace
     clock.advance(130)
     (workspace / "cross-entropy.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
     output = drill("check").output
-    assert max(map(len, output.splitlines())) <= 60
+    assert widest(output) <= 60
     header = next(line for line in output.splitlines() if "Δ best" in line)
     board = next(line for line in output.splitlines() if line.startswith("cross-entropy "))
     assert header.split() == ["target", "target", "time", "Δ", "Δ", "best", "best"]
     assert board.split() == ["cross-entropy", "3:00", "2:10", "−0:50", "+0:30", "1:40"]
     assert "2 attempts; unassisted" in output
+    assert formula_shown(output) == load_reviews()["cross-entropy"].formula.split()  # the card after a pass
+
+
+def formula_shown(output: str) -> list[str]:
+    """The words of the key formula, as a review card drew them (its border left out)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Key formula" in line)
+    end = next(i for i, line in enumerate(lines) if "Classic bugs" in line)
+    return [word for line in lines[start + 1 : end] for word in line.strip("│ ").split()]
+
+
+@pytest.mark.parametrize("target", sorted(load_reviews()))
+def test_a_review_card_wraps_its_formula_whole(clock, target):
+    output = drill("review", target).output
+    assert widest(output) <= 60
+    assert formula_shown(output) == load_reviews()[target].formula.split()
 
 
 def commands() -> list[str]:

@@ -207,3 +207,13 @@ def test_the_streak_line():
     assert "···········■■■" in shown
     none = text(render.streak_line(Streak(0, False, 2, date(2027, 1, 1), (False,) * 14)))
     assert "none (last practice Fri 01 Jan)" in none
+
+
+def test_a_formula_line_wraps_under_its_second_column_and_keeps_labels_with_their_formulas():
+    two_ops = "   relu   x̄ += (x > 0) z̄       sigmoid  x̄ += z (1 - z) z̄"
+    assert render.hanging(two_ops, 40) == ["   relu   x̄ += (x > 0) z̄", "   sigmoid  x̄ += z (1 - z) z̄"]
+    assert render.hanging(two_ops, 80) == [two_ops]
+    labelled = "  softmax      s = exp(x - m) / sum exp(x - m) over the op's own axis"
+    first, *rest = render.hanging(labelled, 40)
+    assert first.startswith("  softmax      s = exp") and rest and all(line.startswith(" " * 15) for line in rest)
+    assert " ".join(" ".join(render.hanging(labelled, 40)).split()) == " ".join(labelled.split())
