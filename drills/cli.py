@@ -276,6 +276,31 @@ def diff(
         drill.diff(term, resolve_optional(target), peek)
 
 
+@app.command()
+def show(target: TargetArg) -> None:
+    """The reference code of TARGET's functions, to read before you first drill it. It marks nothing,
+    unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
+    from drills.commands import drill
+
+    with terminal() as term:
+        drill.show(term, resolve(target))
+
+
+@app.command()
+def restore(
+    target: Annotated[str | None, typer.Argument(help="Default: the drill of the attempt in progress.")] = None,
+    attempt: Annotated[
+        int | None, typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others).")
+    ] = None,
+) -> None:
+    """Bring back a deleted or overwritten solution file: the latest graded save of the attempt in
+    progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
+    from drills.commands import drill
+
+    with terminal() as term:
+        drill.restore(term, resolve_optional(target), attempt)
+
+
 # ---------------------------------------------------------------------------- your history, elsewhere
 
 

@@ -10,7 +10,7 @@ from rich.cells import cell_len
 
 from drills import cli
 from drills.views.reviews import load_reviews
-from tests.support import CATALOG, DAY, T0, drill, seed
+from tests.support import CATALOG, DAY, REFERENCE_SOURCE, T0, drill, seed, use_consoles
 
 pytestmark = pytest.mark.usefixtures("narrow_terminal")
 
@@ -52,8 +52,6 @@ def test_the_queue_names_whole_ids(clock):
 
 
 def test_the_scoreboard_fits_with_the_difference_from_your_best(clock, workspace, passing_grader):
-    from tests.support import REFERENCE_SOURCE
-
     seed("cross-entropy", 100, at=T0 - DAY)
     drill("start", "cross-entropy")
     clock.advance(130)
@@ -81,6 +79,37 @@ def test_a_review_card_wraps_its_formula_whole(clock, target):
     output = drill("review", target).output
     assert widest(output) <= 60
     assert formula_shown(output) == load_reviews()[target].formula.split()
+
+
+def given_up_with_a_bug(workspace) -> None:
+    """An unbroadcast that sums the wrong axis, given up: drill diff may show it."""
+    drill("start", "unbroadcast")
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)"), encoding="utf-8"
+    )
+    drill("give-up")
+
+
+def test_diff_is_unified_with_marks_in_a_narrow_terminal(clock, workspace):
+    given_up_with_a_bug(workspace)
+    output = drill("diff").output
+    assert widest(output) <= 60 and "┃" not in output
+    lines = output.splitlines()
+    assert [line.rstrip() for line in lines if line.startswith(("- ", "+ ")) and "grad.sum(axis" in line] == [
+        "-         grad = grad.sum(axis=-1)",
+        "+         grad = grad.sum(axis=0)",
+    ]
+    assert any(line.startswith("      while grad.ndim > len(shape):") for line in lines)  # unchanged: no mark
+
+
+def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, monkeypatch):
+    given_up_with_a_bug(workspace)
+    use_consoles(monkeypatch, width=120)
+    lines = drill("diff").output.splitlines()
+    changed = [line for line in lines if "grad.sum(axis=-1)" in line]
+    assert len(changed) == 1 and re.search(r"-│\s+grad = grad\.sum\(axis=-1\).*\+│\s+grad = grad\.sum\(axis=0\)", changed[0])
+    same = next(line for line in lines if "while grad.ndim" in line)
+    assert same.count("while grad.ndim") == 2 and "-│" not in same and "+│" not in same
 
 
 def commands() -> list[str]:

@@ -16,7 +16,7 @@ from drills.store.history import Attempt
 from drills.store.progress import Streak
 from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
 from drills.store.schedule import Review, TargetCard
-from drills.views import render, report
+from drills.views import code, render, report
 from drills.views.reviews import ReviewCard
 from grader.catalog import load_catalog
 from grader.verdict import Failure, GradeResult, TargetResult
@@ -185,7 +185,7 @@ def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
 
 def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
     comparison = Comparison("arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True)
-    shown = text(render.comparison(comparison), width=120)
+    shown = text(code.comparison(comparison), width=120)
     assert "Tensor.__add__" in shown and "yours (mine.py)" in shown and "reference" in shown
     assert "(not found in your file)" in shown and "def __add__" in shown
     assert "marked assisted" in shown

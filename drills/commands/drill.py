@@ -1,4 +1,4 @@
-"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff."""
+"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff, show, restore."""
 
 from __future__ import annotations
 
@@ -138,7 +138,22 @@ def hint(term: Terminal, target: str | None) -> None:
 
 def diff(term: Terminal, target: str | None, peek: bool) -> None:
     from drills.loop.diff import compare
-    from drills.views.render import comparison
+    from drills.views.code import comparison
 
     with history(term) as store:
         term.out.print(comparison(compare(store, target, peek)))
+
+
+def show(term: Terminal, target: str) -> None:
+    from drills.loop.diff import reference
+    from drills.views.code import reference_view
+
+    with history(term) as store:
+        term.out.print(reference_view(reference(store, target)))
+
+
+def restore(term: Terminal, target: str | None, attempt_id: int | None) -> None:
+    from drills.loop.recovery import recover
+
+    with history(term) as store:
+        term.out.print(lines.restored_view(recover(store, target, attempt_id)))

@@ -15,6 +15,7 @@ from drills.views.render import counted, due_in, next_step
 from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
+    from drills.loop.recovery import Recovered
     from drills.loop.session import Started
     from drills.store.export import Exported
     from drills.store.history import Attempt
@@ -96,6 +97,24 @@ def imported_view(done: Imported) -> RenderableType:
     if done.skipped:
         line += f"; {done.skipped} already in your history were skipped"
     return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))
+
+
+def restored_view(r: Recovered) -> RenderableType:
+    """``drill restore``: which graded save came back, where, and where the file in its way went."""
+    attempt, when = r.attempt, r.submission.elapsed
+    state = "in progress" if attempt.in_progress else attempt.outcome
+    graded = f"its save graded at {format_time(when)} on the clock" if when is not None else "its last graded save"
+    source = f"attempt {attempt.id} at {attempt.target} ({state}), {graded}"
+    if r.unchanged:
+        lines = [f" {escape(display(r.path))} already holds {source}: nothing to restore."]
+    else:
+        lines = [f" Restored [bold]{escape(display(r.path))}[/]: {source}."]
+    if r.archived:
+        lines.append(f" The file that was there is archived at {escape(display(r.archived))}.")
+    if r.others:
+        ids = listed([str(i) for i in r.others[:5]])
+        lines.append(f" Earlier graded attempts of {attempt.target}: {ids}  (drill restore --attempt N)")
+    return Text.from_markup("\n".join(lines))
 
 
 TITLE = " autograd-drill: re-implement a tensor autograd engine from memory, against the clock\n"

@@ -1,5 +1,5 @@
 """Renderers of the catalog and your records: functions from data to rich renderables (tables,
-scoreboards, stats, hints, the side-by-side diff, the queue, review cards, the streak). No logic,
+scoreboards, stats, hints, the queue, review cards, the streak). No logic,
 no I/O. A grading's report and the live watch are drawn by drills/views/report.py."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from rich.text import Text
 from grader.catalog import FULL, Catalog, Target, format_time
 
 if TYPE_CHECKING:
-    from drills.loop.diff import Comparison
     from drills.loop.session import Hints
     from drills.store.progress import Streak
     from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
@@ -204,28 +203,6 @@ def hints_view(h: Hints) -> RenderableType:
         else:
             lines.append(Text(f" That was the last hint. Still stuck? drill diff {h.target} --peek", style="dim"))
     return Group(*lines)
-
-
-def comparison(c: Comparison) -> RenderableType:
-    from rich.syntax import Syntax  # pygments: only when a comparison is drawn
-
-    parts: list[RenderableType] = []
-    if c.marked_assisted:
-        parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))
-    elif c.peeked:
-        parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
-    for symbol, ours, reference in c.pairs:
-        table = Table(title=Text(symbol, style="bold"), expand=True, show_lines=False)
-        table.add_column(f"yours ({c.source_label})", ratio=1)
-        table.add_column("reference", ratio=1)
-        mine: RenderableType = (
-            Syntax(ours, "python", theme="ansi_dark", word_wrap=True)
-            if ours is not None
-            else Text("(not found in your file)", style="red")
-        )
-        table.add_row(mine, Syntax(reference, "python", theme="ansi_dark", word_wrap=True))
-        parts.append(table)
-    return Group(*parts)
 
 
 # ---------------------------------------------------------------------------- spaced repetition, review cards, charts
