@@ -21,14 +21,15 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> No
         started = session.start(store, target, workspace or default_workspace(), term.clock)
     term.out.print(lines.started_view(started))
     if edit:
-        import shlex
         import subprocess
+
+        from drills.loop.editor import editor_argv, first_todo
 
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             raise DrillError("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
-        # NOTE: Windows paths in $EDITOR keep their backslashes: POSIX quoting rules only on POSIX.
-        subprocess.call([*shlex.split(editor, posix=os.name != "nt"), str(started.path)])
+        line = first_todo(started.path.read_text(encoding="utf-8"))
+        subprocess.call(editor_argv(editor, started.path, line))
 
 
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
