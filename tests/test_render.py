@@ -93,10 +93,22 @@ def test_a_report_names_each_target_the_first_failure_and_why_tests_did_not_run(
 
 @pytest.mark.parametrize(
     ("tests", "failed", "not_run", "said"),
-    [(0, 0, 0, "no tests selected"), (16, 0, 16, "16 of 16 tests not run"), (16, 3, 0, "3 of 16 tests failed")],
+    [
+        (0, 0, 0, "no tests selected"),
+        (16, 0, 16, "16 of 16 tests not run"),
+        (16, 3, 0, "3 of 16 tests failed"),
+        (1, 1, 0, "1 of 1 test failed"),
+        (1, 0, 1, "1 of 1 test not run"),
+    ],
 )
 def test_failed_summary(tests, failed, not_run, said):
     assert report.failed_summary(TargetResult("x", tests, failed, not_run=not_run)) == said
+
+
+def test_a_report_of_one_target_and_one_test_says_them_in_the_singular():
+    shown = text(report.grade_report(GradeResult("mine.py", (TargetResult("cotangent", 1, 0),), 0.5)))
+    assert "1 test passed" in shown and "1 of 1 target passed" in shown
+    assert "tests" not in shown and "targets" not in shown
 
 
 def test_status_shows_each_target_by_its_split_or_its_first_failure():

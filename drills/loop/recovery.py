@@ -56,10 +56,11 @@ def choose(history: History, drill_id: str | None, attempt_id: int | None) -> li
             raise DrillError("no attempt in progress: name the drill whose file to bring back,  drill restore TARGET")
         drill_id = active.target
         if not history.submissions(active):
-            earlier = ", ".join(str(a.id) for a, _ in _graded(history, history.attempts(drill_id)))
+            earlier = [str(a.id) for a, _ in _graded(history, history.attempts(drill_id))]
+            noun = "attempt" if len(earlier) == 1 else "attempts"
             raise DrillError(
                 f"the attempt at {drill_id} in progress has not been graded yet, so none of its source is kept"
-                + (f"; earlier graded attempts: {earlier} (drill restore --attempt N)" if earlier else "")
+                + (f"; earlier graded {noun}: {', '.join(earlier)} (drill restore --attempt N)" if earlier else "")
             )
     graded = _graded(history, history.attempts(drill_id))
     if not graded:

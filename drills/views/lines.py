@@ -95,7 +95,7 @@ def imported_view(done: Imported) -> RenderableType:
     line = f" Imported {counted(done.added, 'attempt')} ({counted(done.splits, 'split')}"
     line += f", {counted(done.submissions, 'graded version')})" if done.submissions else ")"
     if done.skipped:
-        line += f"; {done.skipped} already in your history were skipped"
+        line += f"; {done.skipped} already in your history {'was' if done.skipped == 1 else 'were'} skipped"
     return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))
 
 
@@ -113,7 +113,8 @@ def restored_view(r: Recovered) -> RenderableType:
         lines.append(f" The file that was there is archived at {escape(display(r.archived))}.")
     if r.others:
         ids = listed([str(i) for i in r.others[:5]])
-        lines.append(f" Earlier graded attempts of {attempt.target}: {ids}  (drill restore --attempt N)")
+        noun = "attempt" if len(r.others) == 1 else "attempts"
+        lines.append(f" Other graded {noun} of {attempt.target}: {ids}  (drill restore --attempt N)")
     return Text.from_markup("\n".join(lines))
 
 
