@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from drills import cli
 from drills.loop.stubs import stub_for
 from drills.store.paths import history_path
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
@@ -266,3 +267,13 @@ def test_start_edit_opens_the_editor_at_the_first_todo(clock, workspace, monkeyp
     expected = [arg.format(path=path, line=line) for arg in at_line]
     argv = json.loads(Path(f"{recorder}.argv").read_text())
     assert argv == (["--wait", *expected] if editor == "code" else expected)
+
+
+def test_the_readme_names_every_command():
+    import typer.main
+
+    from tests.support import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in typer.main.get_command(cli.app).commands:  # type: ignore[attr-defined]
+        assert re.search(rf"`drill {re.escape(name)}\b|/ `{re.escape(name)}`", readme), f"README: no drill {name}"
