@@ -162,6 +162,20 @@ def test_a_full_scoreboard_marks_best_splits_and_adds_the_total():
     assert "Sum of best splits: 30:50" in shown
 
 
+def test_a_full_scoreboard_at_60_columns_keeps_every_time_and_says_attempts_and_help_below():
+    rows = (
+        ScoreRow("cross-entropy", 180, 100.0, 90.0, 3, False, False, 90.0),
+        ScoreRow("unbroadcast", 300, 200.0, 200.0, 3, False, True, 230.0),
+    )
+    total = ScoreRow("full", 2700, 2000.0, 1900.0, 3, True, False, 1900.0)
+    shown = text(render.scoreboard(Scoreboard(attempt("full"), rows, total, 1850.0)), width=60)
+    lines = shown.splitlines()
+    assert max(map(len, lines)) <= 60 and "┃" not in shown
+    assert lines[1].split() == ["cross-entropy", "3:00", "1:40", "−1:20", "+0:10", "1:30"]
+    assert lines[2].split() == ["unbroadcast", "5:00", "3:20", "−1:40", "−0:30", "3:20", "★"]
+    assert "3 attempts; assisted" in shown and "Sum of best splits: 30:50" in shown
+
+
 def test_stats_show_the_trend_and_the_share_under_the_target():
     stats = TargetStats("unbroadcast", 300, 4, 100.0, 250.0, (400.0, 250.0, 100.0), 0.5, None)
     shown = text(render.stats_table([stats]), width=120)
