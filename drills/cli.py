@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.loop import clock as clocks
 from grader.catalog import FULL, Target, UnknownTarget, listed, load_catalog
 
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 
     from drills.commands.common import Terminal
 
-app = typer.Typer(
+app = PlainTyper(
+    cls=PlainGroup,
     help="autograd-drill: re-implement a tensor autograd engine from memory, against the clock.",
     add_completion=False,
     rich_markup_mode="rich",
@@ -123,7 +125,7 @@ def next_target(
     start_it: Annotated[
         bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")
     ] = False,
-    workspace: Annotated[Path | None, typer.Option(help="Folder for your solution file (with --start).")] = None,
+    workspace: Annotated[Path | None, typer.Option(metavar="DIR", help="Folder for your solution file (with --start).")] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
 ) -> None:
     """The target to drill now, chosen by spaced repetition (FSRS) from your history.
@@ -183,7 +185,7 @@ def start(
     target: TargetArg,
     workspace: Annotated[
         Path | None,
-        typer.Option(help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."),
+        typer.Option(metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."),
     ] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
 ) -> None:
@@ -196,7 +198,7 @@ def start(
 
 @app.command()
 def full(
-    workspace: Annotated[Path | None, typer.Option(help="Folder for your solution file.")] = None,
+    workspace: Annotated[Path | None, typer.Option(metavar="DIR", help="Folder for your solution file.")] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
 ) -> None:
     """The 45-minute drill: every target blank at once, one split per target."""
@@ -274,16 +276,41 @@ def diff(
         drill.diff(term, resolve_optional(target), peek)
 
 
+@app.command()
+def show(target: TargetArg) -> None:
+    """The reference code of TARGET's functions, to read before you first drill it. It marks nothing,
+    unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
+    from drills.commands import drill
+
+    with terminal() as term:
+        drill.show(term, resolve(target))
+
+
+@app.command()
+def restore(
+    target: Annotated[str | None, typer.Argument(help="Default: the drill of the attempt in progress.")] = None,
+    attempt: Annotated[
+        int | None, typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others).")
+    ] = None,
+) -> None:
+    """Bring back a deleted or overwritten solution file: the latest graded save of the attempt in
+    progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
+    from drills.commands import drill
+
+    with terminal() as term:
+        drill.restore(term, resolve_optional(target), attempt)
+
+
 # ---------------------------------------------------------------------------- your history, elsewhere
 
 
 @app.command("export")
 def export_history(
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="csv (one row per attempt, split and hint) or json.")
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="csv (one row per attempt, split and hint) or json.")
     ] = "csv",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file. Default: standard output.")
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output.")
     ] = None,
     with_sources: Annotated[
         bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
@@ -301,7 +328,7 @@ def import_history(
     file: Annotated[Path, typer.Argument(help="A file written by drill export; - reads standard input.")],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="csv or json. Default: from the file name, else from its content."),
+        typer.Option("--format", "-f", metavar="FORMAT", help="csv or json. Default: from the file name, else from its content."),
     ] = None,
 ) -> None:
     """Restore attempts written by drill export; those already in your history are skipped."""

@@ -83,6 +83,13 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def narrow_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal 60 columns wide, as a split screen or a phone: what drill prints must stay usable there."""
+    monkeypatch.setenv("COLUMNS", "60")
+    use_consoles(monkeypatch, width=60)
+
+
+@pytest.fixture
 def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
     """A check in process grades in a fork of the warm worker, not in a fresh interpreter."""
     monkeypatch.setattr(session, "run_in_subprocess", warm_runner)

@@ -10,11 +10,15 @@ worker (tests/conftest.py, ``warm_runner``).
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
+from drills import cli
 from drills.loop.stubs import stub_for
 from drills.store.paths import history_path
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
@@ -212,8 +216,8 @@ def test_check_passing_shows_the_scoreboard_and_a_first_personal_best(clock, wor
     assert "target 5:00" in text and "−1:18" in text
     assert "new personal best" in text
     header = row(result, "target")
-    assert header == ["target", "target", "time", "Δ", "best", "attempts", "assisted"]
-    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "3:42", "−1:18", "3:42", "1", "no"]
+    assert header == ["target", "target", "time", "Δ", "Δ best", "best", "attempts", "assisted"]
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "3:42", "−1:18", "-", "3:42", "1", "no"]
     assert "Next: drill diff unbroadcast" in text
     attempt = latest()
     assert attempt.outcome == "passed" and attempt.time == 222
@@ -231,6 +235,45 @@ def test_check_passing_slower_than_the_best_is_not_a_record(clock, workspace):
     (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
     result = drill("check")
     text = said(result)
-    assert "passed at 6:40" in text and "+1:40" in text
+    assert "passed at 6:40" in text and "+1:40" in text and "your best 1:00, +5:40" in text
     assert "new personal best" not in text
-    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "6:40", "+1:40", "1:00", "2", "no"]
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "6:40", "+1:40", "+5:40", "1:00", "2", "no"]
+
+
+@pytest.mark.parametrize(
+    ("editor", "at_line"),
+    [
+        *[(name, ["+{line}", "{path}"]) for name in ("vim", "nvim", "vi", "emacs", "nano", "micro", "kak", "hx")],
+        ("code", ["--goto", "{path}:{line}"]),
+        ("gedit", ["{path}"]),  # unknown: just the file
+    ],
+)
+def test_start_edit_opens_the_editor_at_the_first_todo(clock, workspace, monkeypatch, tmp_path, editor, at_line):
+    """$EDITOR is a script of the editor's name that records the arguments it was given."""
+    if os.name == "nt":
+        pytest.skip("a script named like an editor, run by its shebang: POSIX")
+    recorder = tmp_path / "bin" / editor
+    recorder.parent.mkdir()
+    recorder.write_text(
+        f"#!{sys.executable}\nimport json, sys\nopen(sys.argv[0] + '.argv', 'w').write(json.dumps(sys.argv[1:]))\n"
+    )
+    recorder.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{recorder} --wait" if editor == "code" else str(recorder))
+    drill("start", "unbroadcast", "--edit")
+    path = workspace / "unbroadcast.py"
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if text.strip().startswith("# TODO"))
+    assert "raise NotImplementedError" in path.read_text().splitlines()[line]  # the TODO is the blank body
+    expected = [arg.format(path=path, line=line) for arg in at_line]
+    argv = json.loads(Path(f"{recorder}.argv").read_text())
+    assert argv == (["--wait", *expected] if editor == "code" else expected)
+
+
+def test_the_readme_names_every_command():
+    import typer.main
+
+    from tests.support import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in typer.main.get_command(cli.app).commands:  # type: ignore[attr-defined]
+        assert re.search(rf"`drill {re.escape(name)}\b|/ `{re.escape(name)}`", readme), f"README: no drill {name}"

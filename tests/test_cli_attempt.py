@@ -156,7 +156,7 @@ def test_hint_reveals_one_more_per_call_and_the_scoreboard_says_assisted(clock, 
     clock.advance(100)
     (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
     result = drill("check")
-    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "1:40", "−3:20", "-", "1", "yes"]
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "1:40", "−3:20", "-", "-", "1", "yes"]
     assert "new personal best" not in said(result)
 
 

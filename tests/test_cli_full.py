@@ -53,13 +53,13 @@ def test_full_drill_records_splits_and_the_scoreboard_totals_them(clock, workspa
     assert "✓ full passed at 15:00" in text and f"target {format_time(CATALOG.full_time)}" in text and under in text
     assert "new personal best" in text
     rows = {target.id: row(result, target.id) for target in CATALOG.targets}
-    split = [last.id, format_time(last.target_time), "5:00", delta(300 - last.target_time).plain, "5:00 ★", "1", "no"]
+    split = [last.id, format_time(last.target_time), "5:00", delta(300 - last.target_time).plain, "-", "5:00 ★", "1", "no"]
     assert rows[last.id] == split  # a best split
     first_batch = [rows[t.id][2] for t in first]
     assert sorted(first_batch) == ["0:00"] * (len(first) - 1) + ["10:00"]  # one split of 10:00 and ties
     table_order = [line.split("│")[1].strip() for line in result.output.splitlines() if line.count("│") > 6]
     assert table_order[-2:] == [last.id, "total"]  # in pass order, the total last
-    assert row(result, "total") == ["total", format_time(CATALOG.full_time), "15:00", under, "15:00", "1", "no"]
+    assert row(result, "total") == ["total", format_time(CATALOG.full_time), "15:00", under, "-", "15:00", "1", "no"]
     assert "Sum of best splits: 15:00" in text
 
     attempt = latest()
@@ -208,7 +208,7 @@ def test_watch_regrades_on_save_and_ends_with_the_scoreboard(workspace):
     assert "watching" in text
     assert "✗ unbroadcast" in text and "not written yet" in text
     assert "✓ unbroadcast passed at" in text
-    assert re.search(r"│ unbroadcast │ 5:00 │ \d+:\d\d │ −\d+:\d\d │ \d+:\d\d │ 1 │ no │", text), text
+    assert re.search(r"│ unbroadcast │ 5:00 │ \d+:\d\d │ −\d+:\d\d │ - │ \d+:\d\d │ 1 │ no │", text), text
     assert "new personal best" in text
     attempt = latest()
     assert attempt.outcome == "passed" and set(attempt.splits) == {"unbroadcast"}

@@ -16,7 +16,7 @@ from drills.loop.clock import MockClock
 from drills.store.export import CSV_FIELDS
 from drills.store.history import History
 from drills.store.paths import history_path
-from tests.support import CATALOG, DAY, T0, drill, said, use_consoles
+from tests.support import CATALOG, DAY, T0, drill, said, seed, use_consoles
 
 NOT_UTF8 = "# caf\udce9 in latin-1\nx = 1\n"  # a file saved as latin-1: kept byte for byte
 
@@ -130,6 +130,13 @@ def test_json_with_sources_keeps_every_graded_version_byte_for_byte(tmp_path, mo
     again = tmp_path / "again.json"
     drill("export", "-f", "json", "--with-sources", "-o", str(again))
     assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
+def test_import_of_one_attempt_speaks_in_the_singular(tmp_path):
+    seed("unbroadcast", 100, at=T0)
+    path = tmp_path / "h.csv"
+    assert "Wrote 1 attempt (1 split)" in said(drill("export", "-o", str(path)))
+    assert "1 already in your history was skipped" in said(drill("import", str(path)))
 
 
 def test_import_skips_attempts_already_there(tmp_path):

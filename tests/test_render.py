@@ -16,7 +16,7 @@ from drills.store.history import Attempt
 from drills.store.progress import Streak
 from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
 from drills.store.schedule import Review, TargetCard
-from drills.views import render, report
+from drills.views import code, render, report
 from drills.views.reviews import ReviewCard
 from grader.catalog import load_catalog
 from grader.verdict import Failure, GradeResult, TargetResult
@@ -93,10 +93,22 @@ def test_a_report_names_each_target_the_first_failure_and_why_tests_did_not_run(
 
 @pytest.mark.parametrize(
     ("tests", "failed", "not_run", "said"),
-    [(0, 0, 0, "no tests selected"), (16, 0, 16, "16 of 16 tests not run"), (16, 3, 0, "3 of 16 tests failed")],
+    [
+        (0, 0, 0, "no tests selected"),
+        (16, 0, 16, "16 of 16 tests not run"),
+        (16, 3, 0, "3 of 16 tests failed"),
+        (1, 1, 0, "1 of 1 test failed"),
+        (1, 0, 1, "1 of 1 test not run"),
+    ],
 )
 def test_failed_summary(tests, failed, not_run, said):
     assert report.failed_summary(TargetResult("x", tests, failed, not_run=not_run)) == said
+
+
+def test_a_report_of_one_target_and_one_test_says_them_in_the_singular():
+    shown = text(report.grade_report(GradeResult("mine.py", (TargetResult("cotangent", 1, 0),), 0.5)))
+    assert "1 test passed" in shown and "1 of 1 target passed" in shown
+    assert "tests" not in shown and "targets" not in shown
 
 
 def test_status_shows_each_target_by_its_split_or_its_first_failure():
@@ -150,6 +162,20 @@ def test_a_full_scoreboard_marks_best_splits_and_adds_the_total():
     assert "Sum of best splits: 30:50" in shown
 
 
+def test_a_full_scoreboard_at_60_columns_keeps_every_time_and_says_attempts_and_help_below():
+    rows = (
+        ScoreRow("cross-entropy", 180, 100.0, 90.0, 3, False, False, 90.0),
+        ScoreRow("unbroadcast", 300, 200.0, 200.0, 3, False, True, 230.0),
+    )
+    total = ScoreRow("full", 2700, 2000.0, 1900.0, 3, True, False, 1900.0)
+    shown = text(render.scoreboard(Scoreboard(attempt("full"), rows, total, 1850.0)), width=60)
+    lines = shown.splitlines()
+    assert max(map(len, lines)) <= 60 and "┃" not in shown
+    assert lines[1].split() == ["cross-entropy", "3:00", "1:40", "−1:20", "+0:10", "1:30"]
+    assert lines[2].split() == ["unbroadcast", "5:00", "3:20", "−1:40", "−0:30", "3:20", "★"]
+    assert "3 attempts; assisted" in shown and "Sum of best splits: 30:50" in shown
+
+
 def test_stats_show_the_trend_and_the_share_under_the_target():
     stats = TargetStats("unbroadcast", 300, 4, 100.0, 250.0, (400.0, 250.0, 100.0), 0.5, None)
     shown = text(render.stats_table([stats]), width=120)
@@ -185,7 +211,7 @@ def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
 
 def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
     comparison = Comparison("arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True)
-    shown = text(render.comparison(comparison), width=120)
+    shown = text(code.comparison(comparison), width=120)
     assert "Tensor.__add__" in shown and "yours (mine.py)" in shown and "reference" in shown
     assert "(not found in your file)" in shown and "def __add__" in shown
     assert "marked assisted" in shown
@@ -207,3 +233,13 @@ def test_the_streak_line():
     assert "···········■■■" in shown
     none = text(render.streak_line(Streak(0, False, 2, date(2027, 1, 1), (False,) * 14)))
     assert "none (last practice Fri 01 Jan)" in none
+
+
+def test_a_formula_line_wraps_under_its_second_column_and_keeps_labels_with_their_formulas():
+    two_ops = "   relu   x̄ += (x > 0) z̄       sigmoid  x̄ += z (1 - z) z̄"
+    assert render.hanging(two_ops, 40) == ["   relu   x̄ += (x > 0) z̄", "   sigmoid  x̄ += z (1 - z) z̄"]
+    assert render.hanging(two_ops, 80) == [two_ops]
+    labelled = "  softmax      s = exp(x - m) / sum exp(x - m) over the op's own axis"
+    first, *rest = render.hanging(labelled, 40)
+    assert first.startswith("  softmax      s = exp") and rest and all(line.startswith(" " * 15) for line in rest)
+    assert " ".join(" ".join(render.hanging(labelled, 40)).split()) == " ".join(labelled.split())

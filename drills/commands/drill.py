@@ -1,4 +1,4 @@
-"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff."""
+"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff, show, restore."""
 
 from __future__ import annotations
 
@@ -21,14 +21,15 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> No
         started = session.start(store, target, workspace or default_workspace(), term.clock)
     term.out.print(lines.started_view(started))
     if edit:
-        import shlex
         import subprocess
+
+        from drills.loop.editor import editor_argv, first_todo
 
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             raise DrillError("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
-        # NOTE: Windows paths in $EDITOR keep their backslashes: POSIX quoting rules only on POSIX.
-        subprocess.call([*shlex.split(editor, posix=os.name != "nt"), str(started.path)])
+        line = first_todo(started.path.read_text(encoding="utf-8"))
+        subprocess.call(editor_argv(editor, started.path, line))
 
 
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
@@ -138,7 +139,22 @@ def hint(term: Terminal, target: str | None) -> None:
 
 def diff(term: Terminal, target: str | None, peek: bool) -> None:
     from drills.loop.diff import compare
-    from drills.views.render import comparison
+    from drills.views.code import comparison
 
     with history(term) as store:
         term.out.print(comparison(compare(store, target, peek)))
+
+
+def show(term: Terminal, target: str) -> None:
+    from drills.loop.diff import reference
+    from drills.views.code import reference_view
+
+    with history(term) as store:
+        term.out.print(reference_view(reference(store, target)))
+
+
+def restore(term: Terminal, target: str | None, attempt_id: int | None) -> None:
+    from drills.loop.recovery import recover
+
+    with history(term) as store:
+        term.out.print(lines.restored_view(recover(store, target, attempt_id)))

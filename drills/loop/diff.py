@@ -1,5 +1,5 @@
 """``drill diff``: your code and the reference side by side, symbol by symbol (after a pass, or
-with ``--peek``, which marks the attempt assisted)."""
+with ``--peek``, which marks the attempt assisted); and ``drill show``: the reference alone."""
 
 from __future__ import annotations
 
@@ -88,6 +88,34 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
     pairs = tuple((s, ours.get(s), reference[s]) for s in target.symbols)
     return Comparison(target.id, label, pairs, peeked=not allowed, marked_assisted=marked)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """``drill show``: the reference's code of a target's symbols."""
+
+    target: str
+    symbols: tuple[tuple[str, str], ...]
+    """(symbol, the reference's code), in the catalog's order."""
+    marked_assisted: bool
+    """Read during an attempt at the target before it passed: that attempt is now assisted."""
+
+
+def reference(history: History, drill_id: str) -> Reference:
+    """The reference of a target (of every core target for full). Reading it marks nothing, unless an
+    attempt in progress drills one of these targets and has not passed it yet: then, as a peek with
+    ``drill diff --peek`` or a hint, that attempt is marked assisted."""
+    catalog = load_catalog()
+    targets = catalog.drilled(drill_id)
+    attempt = history.active()
+    marked = attempt is not None and any(
+        t in catalog.drilled(attempt.target) and t.id not in attempt.splits for t in targets
+    )
+    if marked:
+        assert attempt is not None
+        history.mark_assisted(attempt)
+    sources = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
+    return Reference(drill_id, tuple((s, sources[s]) for t in targets for s in t.symbols), marked)
 
 
 def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:

@@ -40,14 +40,15 @@ def display(path: Path) -> str:
         return str(path)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half of one."""
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to ``path`` so that a crash leaves the old file or the
+    new one, never half of one."""
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

@@ -108,10 +108,18 @@ class ScoreRow:
     attempts: int
     assisted: bool
     new_best: bool
+    previous_best: float | None = None
+    """Your best before this attempt (for a split of the full drill, your best segment before it)."""
 
     @property
     def delta(self) -> float | None:
+        """The time against the target time."""
         return None if self.time is None else self.time - self.target_time
+
+    @property
+    def best_delta(self) -> float | None:
+        """The time against your best before it; None without a time or an earlier best."""
+        return None if self.time is None or self.previous_best is None else self.time - self.previous_best
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,7 @@ def _row(history: History, attempt: Attempt, count: int) -> ScoreRow:
         count,
         attempt.assisted,
         time is not None and not attempt.assisted and (previous is None or time < previous),
+        previous,
     )
 
 
@@ -159,6 +168,7 @@ def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
             count,
             attempt.assisted,
             not attempt.assisted and (target not in before or seconds < before[target]),
+            before.get(target),
         )
         for target, seconds in segments(attempt)
     )

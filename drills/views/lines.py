@@ -11,19 +11,15 @@ from rich.markup import escape
 from rich.text import Text
 
 from drills.store.paths import display
-from drills.views.render import due_in, next_step
+from drills.views.render import counted, due_in, next_step
 from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
+    from drills.loop.recovery import Recovered
     from drills.loop.session import Started
     from drills.store.export import Exported
     from drills.store.history import Attempt
     from drills.store.restore import Imported
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 split``, ``2 splits``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def started_view(started: Started) -> RenderableType:
@@ -99,8 +95,27 @@ def imported_view(done: Imported) -> RenderableType:
     line = f" Imported {counted(done.added, 'attempt')} ({counted(done.splits, 'split')}"
     line += f", {counted(done.submissions, 'graded version')})" if done.submissions else ")"
     if done.skipped:
-        line += f"; {done.skipped} already in your history were skipped"
+        line += f"; {done.skipped} already in your history {'was' if done.skipped == 1 else 'were'} skipped"
     return Group(Text(line + "."), next_step("drill stats", "(or drill chart, drill next)"))
+
+
+def restored_view(r: Recovered) -> RenderableType:
+    """``drill restore``: which graded save came back, where, and where the file in its way went."""
+    attempt, when = r.attempt, r.submission.elapsed
+    state = "in progress" if attempt.in_progress else attempt.outcome
+    graded = f"its save graded at {format_time(when)} on the clock" if when is not None else "its last graded save"
+    source = f"attempt {attempt.id} at {attempt.target} ({state}), {graded}"
+    if r.unchanged:
+        lines = [f" {escape(display(r.path))} already holds {source}: nothing to restore."]
+    else:
+        lines = [f" Restored [bold]{escape(display(r.path))}[/]: {source}."]
+    if r.archived:
+        lines.append(f" The file that was there is archived at {escape(display(r.archived))}.")
+    if r.others:
+        ids = listed([str(i) for i in r.others[:5]])
+        noun = "attempt" if len(r.others) == 1 else "attempts"
+        lines.append(f" Other graded {noun} of {attempt.target}: {ids}  (drill restore --attempt N)")
+    return Text.from_markup("\n".join(lines))
 
 
 TITLE = " autograd-drill: re-implement a tensor autograd engine from memory, against the clock\n"

@@ -1,12 +1,15 @@
 """Renderers of the catalog and your records: functions from data to rich renderables (tables,
-scoreboards, stats, hints, the side-by-side diff, the queue, review cards, the streak). No logic,
+scoreboards, stats, hints, the queue, review cards, the streak). No logic,
 no I/O. A grading's report and the live watch are drawn by drills/views/report.py."""
 
 from __future__ import annotations
 
+import re
+import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -14,10 +17,9 @@ from rich.text import Text
 from grader.catalog import FULL, Catalog, Target, format_time
 
 if TYPE_CHECKING:
-    from drills.loop.diff import Comparison
     from drills.loop.session import Hints
     from drills.store.progress import Streak
-    from drills.store.records import DrillRecord, Scoreboard, TargetStats
+    from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
     from drills.store.schedule import TargetCard
     from drills.views.reviews import ReviewCard
 
@@ -26,6 +28,11 @@ SPARKS = "▁▂▃▄▅▆▇█"
 
 def t(seconds: float | None) -> str:
     return "-" if seconds is None else format_time(seconds)
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 split``, ``2 splits``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def delta(seconds: float | None) -> Text:
@@ -43,20 +50,45 @@ def next_step(command: str, why: str = "") -> Text:
     return line
 
 
+class ByWidth:
+    """One renderable or another by the width it is drawn at: ``wide`` from ``at`` columns on, else ``narrow``."""
+
+    def __init__(self, narrow: RenderableType, wide: RenderableType, at: int) -> None:
+        self.narrow, self.wide, self.at = narrow, wide, at
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wide if options.max_width >= self.at else self.narrow
+
+
+def grid(narrow: bool, caption: str | None = None) -> Table:
+    """A table of records: boxed where there is room; in a narrow terminal, columns apart and no box."""
+    if narrow:
+        return Table(box=None, header_style="bold", padding=(0, 1, 0, 0), caption=caption, caption_style="dim")
+    return Table(header_style="bold", caption=caption, caption_style="dim")
+
+
+def id_column(table: Table, ids: Sequence[str], header: str = "target") -> None:
+    """The column of target ids: never wrapped nor cut, however narrow the terminal, since they are typed."""
+    table.add_column(header, no_wrap=True, min_width=max(map(len, ids), default=len(header)))
+
+
 # ---------------------------------------------------------------------------- catalog
 
 
-def catalog_table(catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None = None) -> Table:
+def catalog_table(catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None = None) -> RenderableType:
     """``records``: per drill id, your best, last and attempts; ``due``: when each is due next."""
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("target")
-    table.add_column("what you write")
-    table.add_column("target", justify="right")
-    table.add_column("best", justify="right")
-    table.add_column("last", justify="right")
-    table.add_column("attempts", justify="right")
-    if due is not None:
-        table.add_column("due", justify="right")
+    return ByWidth(_catalog_table(catalog, records, due, narrow=True), _catalog_table(catalog, records, due), at=100)
+
+
+def _catalog_table(
+    catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None, narrow: bool = False
+) -> Table:
+    """Narrow: one space between columns, to leave room for what you write."""
+    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1, 0, 0) if narrow else (0, 1))
+    id_column(table, catalog.drill_ids)
+    table.add_column("what you write", overflow="fold")
+    for header in ("target", "best", "last", "attempts", *(["due"] if due is not None else [])):
+        table.add_column(header, justify="right", no_wrap=True)
 
     def add(target_id: str, what: str, target_time: int) -> None:
         record = records.get(target_id)
@@ -84,43 +116,35 @@ def catalog_table(catalog: Catalog, records: dict[str, DrillRecord], due: dict[s
 
 
 def scoreboard(board: Scoreboard) -> RenderableType:
-    table = Table(header_style="bold")
-    for name, justify in [
-        ("target", "left"),
-        ("target", "right"),
-        ("time", "right"),
-        ("Δ", "right"),
-        ("best", "right"),
-        ("attempts", "right"),
-        ("assisted", "left"),
-    ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for row in board.rows:
+    """Each row's time against its target time and against your best before it (Δ best), and your best now."""
+    return ByWidth(_scoreboard(board, narrow=True), _scoreboard(board, narrow=False), at=80)
+
+
+def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
+    """Narrow: the attempts and assisted columns, the same on every row, become a line under the table."""
+    table = grid(narrow)
+    id_column(table, [r.target for r in board.rows] + ["total"])
+    for name in ("target", "time", "Δ", "Δ best", "best", *([] if narrow else ["attempts"])):
+        table.add_column(name, justify="right", no_wrap=True)
+    if not narrow:
+        table.add_column("assisted", no_wrap=True)
+
+    def cells(row: ScoreRow) -> list[RenderableType]:
         best = Text(t(row.best))
-        if row.new_best and board.total is not None:
+        if row.new_best and board.total is not None and row is not board.total:
             best.append(" ★", style="yellow")  # a best split of the full drill
-        table.add_row(
-            row.target,
-            format_time(row.target_time),
-            t(row.time),
-            delta(row.delta),
-            best,
-            str(row.attempts),
-            "yes" if row.assisted else "no",
-        )
+        times = [format_time(row.target_time), t(row.time), delta(row.delta), delta(row.best_delta), best]
+        return times if narrow else [*times, str(row.attempts), "yes" if row.assisted else "no"]
+
+    for row in board.rows:
+        table.add_row(row.target, *cells(row))
     if board.total is not None:
-        total = board.total
         table.add_section()
-        table.add_row(
-            Text("total", style="bold"),
-            format_time(total.target_time),
-            t(total.time),
-            delta(total.delta),
-            t(total.best),
-            str(total.attempts),
-            "yes" if total.assisted else "no",
-        )
+        table.add_row(Text("total", style="bold"), *cells(board.total))
     parts: list[RenderableType] = [table]
+    if narrow:
+        main = board.total or board.rows[0]
+        parts.append(Text(f"{counted(main.attempts, 'attempt')}; {'assisted' if main.assisted else 'unassisted'}"))
     if board.total is not None:
         parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
     return Group(*parts)
@@ -131,6 +155,8 @@ def scoreboard(board: Scoreboard) -> RenderableType:
 
 SPARK_WIDTH = 20
 """How many of the latest times a sparkline shows."""
+NARROW_SPARKS = 8
+"""How many of them the stats show in a narrow terminal."""
 
 
 def sparkline(values: tuple[float, ...]) -> str:
@@ -143,30 +169,23 @@ def sparkline(values: tuple[float, ...]) -> str:
     return "".join(SPARKS[round((v - lo) / (hi - lo) * (len(SPARKS) - 1))] for v in values)
 
 
-def stats_table(rows: list[TargetStats]) -> Table:
+def stats_table(rows: list[TargetStats]) -> RenderableType:
     """Median 5: of the last five passed times; trend: passed times, oldest to newest; ≤ target: share of attempts."""
-    table = Table(
-        header_style="bold",
-        caption="median 5: of your last five times · ≤ target: share of attempts",
-        caption_style="dim",
-    )
-    table.add_column("target")
-    table.add_column("target", justify="right")
-    table.add_column("attempts", justify="right")
-    table.add_column("best", justify="right")
-    table.add_column("median 5", justify="right")
-    table.add_column("trend")
-    table.add_column("≤ target", justify="right")
+    return ByWidth(_stats_table(rows, narrow=True), _stats_table(rows, narrow=False), at=80)
+
+
+def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
+    table = grid(narrow, caption="median 5: of your last five times · ≤ target: share of attempts")
+    id_column(table, [s.target for s in rows])
+    for header in ("target", "attempts", "best", "median\n5" if narrow else "median 5"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("trend", no_wrap=True)
+    table.add_column("≤\ntarget" if narrow else "≤ target", justify="right", no_wrap=True)
     for s in rows:
         share = "-" if s.share_under is None else f"{s.share_under:.0%}"
+        trend = sparkline(s.times)[-NARROW_SPARKS:] if narrow else sparkline(s.times)
         table.add_row(
-            s.target,
-            format_time(s.target_time),
-            str(s.attempts),
-            t(s.best),
-            t(s.median_last_five),
-            sparkline(s.times),
-            share,
+            s.target, format_time(s.target_time), str(s.attempts), t(s.best), t(s.median_last_five), trend, share
         )
     return table
 
@@ -186,28 +205,6 @@ def hints_view(h: Hints) -> RenderableType:
     return Group(*lines)
 
 
-def comparison(c: Comparison) -> RenderableType:
-    from rich.syntax import Syntax  # pygments: only when a comparison is drawn
-
-    parts: list[RenderableType] = []
-    if c.marked_assisted:
-        parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))
-    elif c.peeked:
-        parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
-    for symbol, ours, reference in c.pairs:
-        table = Table(title=Text(symbol, style="bold"), expand=True, show_lines=False)
-        table.add_column(f"yours ({c.source_label})", ratio=1)
-        table.add_column("reference", ratio=1)
-        mine: RenderableType = (
-            Syntax(ours, "python", theme="ansi_dark", word_wrap=True)
-            if ours is not None
-            else Text("(not found in your file)", style="red")
-        )
-        table.add_row(mine, Syntax(reference, "python", theme="ansi_dark", word_wrap=True))
-        parts.append(table)
-    return Group(*parts)
-
-
 # ---------------------------------------------------------------------------- spaced repetition, review cards, charts
 
 DAY = 86_400
@@ -217,13 +214,12 @@ def due_in(seconds: float) -> str:
     """When a card is due, from now: ``now``, ``in 40 min``, ``in 5 h``, ``in 3 days``, ``2 days ago``."""
     if seconds <= 0:
         late = round(-seconds / DAY)
-        return "now" if late < 1 else f"{late} day{'s' if late != 1 else ''} ago"
+        return "now" if late < 1 else f"{counted(late, 'day')} ago"
     if seconds < 3600:
         return f"in {max(1, round(seconds / 60))} min"
     if seconds < DAY:
         return f"in {round(seconds / 3600)} h"
-    days = round(seconds / DAY)
-    return f"in {days} day{'s' if days != 1 else ''}"
+    return f"in {counted(round(seconds / DAY), 'day')}"
 
 
 def reason(card: TargetCard, now: float) -> str:
@@ -265,6 +261,39 @@ def next_view(queue: list[TargetCard], now: float) -> RenderableType:
     return Group(*lines)
 
 
+def hanging(line: str, width: int) -> list[str]:
+    """One line of a formula wrapped at ``width``. A line of three columns or more (runs of spaces
+    apart, as ``relu   x̄ += ...       sigmoid  x̄ += ...``) that does not fit is cut in two at its
+    widest gap but the first (a label keeps its formula); a line's continuations are indented under
+    its second column (``softmax      s = ...``) when that is in the left half, else four spaces deeper."""
+    lead = len(line) - len(line.lstrip())
+    gaps = list(re.finditer(r" {2,}", line.strip()))
+    if len(line) > width and len(gaps) > 1:
+        cut = max(gaps[1:], key=lambda gap: len(gap.group()))
+        halves = (line.strip()[: cut.start()], line.strip()[cut.end() :])
+        return [wrapped for half in halves for wrapped in hanging(" " * lead + half, width)]
+    column = re.search(r"\S {2,}(?=\S)", line)
+    hang = column.end() if column is not None and column.end() <= width // 2 else lead + 4
+    return textwrap.wrap(
+        line[lead:],
+        width=max(width, hang + 12),
+        initial_indent=" " * lead,
+        subsequent_indent=" " * hang,
+        break_on_hyphens=False,
+    ) or [""]
+
+
+class Formula:
+    """A review card's key formula, wrapped at the width it is drawn at, each line with a hanging indent."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.text.splitlines():
+            yield Text("\n".join(hanging(line, options.max_width)), overflow="fold")
+
+
 def review_card(card: ReviewCard) -> RenderableType:
     """A review card: the key formula, the classic bugs, what an interviewer asks next."""
     from rich.panel import Panel
@@ -279,7 +308,7 @@ def review_card(card: ReviewCard) -> RenderableType:
 
     body = Group(
         Text("Key formula", style="bold"),
-        Padding(Text(card.formula, no_wrap=True, overflow="fold"), (0, 0, 0, 2)),
+        Padding(Formula(card.formula), (0, 0, 0, 2)),
         Text("Classic bugs", style="bold"),
         bullets(card.classic_bugs),
         Text("What an interviewer asks next", style="bold"),
@@ -295,7 +324,7 @@ def sum_of_best_line(seconds: float | None) -> Text:
 def streak_line(streak: Streak) -> Text:
     """The streak of practice days, and the last two weeks (■ practised, · not)."""
     line = Text(" Streak: ", style="bold")
-    days = f"{streak.days} day{'s' if streak.days != 1 else ''}"
+    days = counted(streak.days, "day")
     if streak.days == 0:
         line.append("none")
         if streak.last is not None:
@@ -304,7 +333,7 @@ def streak_line(streak: Streak) -> Text:
         line.append(days, style="bold green").append(", today included")
     else:
         line.append(days, style="bold yellow").append(": finish an attempt today to keep it")
-    line.append(f"\n Longest: {streak.longest} day{'s' if streak.longest != 1 else ''}.  ")
+    line.append(f"\n Longest: {counted(streak.longest, 'day')}.  ")
     line.append(f"Last {len(streak.recent)} days: ")
     line.append("".join("■" if d else "·" for d in streak.recent), style="green")
     line.append(" (today last)", style="dim")

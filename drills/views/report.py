@@ -11,7 +11,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from drills.store.paths import display
-from drills.views.render import delta, next_step, reason, review_card, scoreboard, t
+from drills.views.render import counted, delta, next_step, reason, review_card, scoreboard, t
 from grader.catalog import FULL, format_time, load_catalog
 
 if TYPE_CHECKING:
@@ -53,8 +53,8 @@ def failed_summary(tr: TargetResult) -> str:
     if tr.tests == 0:
         return "no tests selected"
     if tr.failed == 0 and tr.not_run:
-        return f"{tr.not_run} of {tr.tests} tests not run"
-    summary = f"{tr.failed} of {tr.tests} tests failed"
+        return f"{tr.not_run} of {counted(tr.tests, 'test')} not run"
+    summary = f"{tr.failed} of {counted(tr.tests, 'test')} failed"
     return f"{summary}, {tr.not_run} not run" if tr.not_run else summary
 
 
@@ -66,7 +66,7 @@ def grade_report(result: GradeResult) -> RenderableType:
         line = Text()
         if tr.passed:
             line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
-                f"{tr.tests} tests passed", style="green"
+                f"{counted(tr.tests, 'test')} passed", style="green"
             )
             rows.append(line)
             continue
@@ -80,7 +80,7 @@ def grade_report(result: GradeResult) -> RenderableType:
         rows.append(Text(f" note: {note}", style="yellow"))
     passed = sum(tr.passed for tr in result.targets)
     verdict = Text(
-        f"{passed} of {len(result.targets)} targets passed ({result.seconds:.1f} s)",
+        f"{passed} of {counted(len(result.targets), 'target')} passed ({result.seconds:.1f} s)",
         style="bold green" if result.passed else "bold red",
     )
     rows.append(Padding(verdict, (1, 0, 0, 0)))
@@ -93,6 +93,8 @@ def passed_line(checked: Checked, board: Scoreboard) -> Text:
     line = Text(" ✓ ", style="bold green")
     line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
     line.append_text(delta(main.delta))
+    if main.previous_best is not None:
+        line.append(f"; your best {format_time(main.previous_best)}, ").append_text(delta(main.best_delta))
     line.append(")")
     if board.new_best:
         line.append("   ★ new personal best", style="bold yellow")

@@ -1,0 +1,32 @@
+"""``--edit``: the command that opens a solution file in the user's editor at its first TODO line."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+PLUS_LINE = {"vim", "nvim", "vi", "gvim", "emacs", "emacsclient", "nano", "micro", "kak", "hx", "helix"}
+"""Editors that open a file at line N given ``+N`` before it."""
+GOTO = {"code", "code-insiders", "codium", "cursor"}
+"""Editors of the VS Code family: ``--goto FILE:N``."""
+TODO = re.compile(r"^\s*# TODO\b")
+
+
+def first_todo(text: str) -> int | None:
+    """The line number (from 1) of the first TODO a stub leaves, if any."""
+    return next((n for n, line in enumerate(text.splitlines(), 1) if TODO.match(line)), None)
+
+
+def editor_argv(editor: str, path: Path, line: int | None) -> list[str]:
+    """``$EDITOR`` (it may hold arguments: ``code --wait``) opening ``path``, at ``line`` where the
+    editor is known to take one; any other editor gets just the file."""
+    # NOTE: Windows paths in $EDITOR keep their backslashes: POSIX quoting rules only on POSIX.
+    argv = shlex.split(editor, posix=os.name != "nt")
+    name = Path(argv[0]).name.lower().removesuffix(".exe") if argv else ""
+    if line is not None and name in PLUS_LINE:
+        return [*argv, f"+{line}", str(path)]
+    if line is not None and name in GOTO:
+        return [*argv, "--goto", f"{path}:{line}"]
+    return [*argv, str(path)]

@@ -1,0 +1,134 @@
+"""Every screen at 60 columns: the ids you type are never cut, tables fit, help names no types."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+from rich.cells import cell_len
+
+from drills import cli
+from drills.views.reviews import load_reviews
+from tests.support import CATALOG, DAY, REFERENCE_SOURCE, T0, drill, seed, use_consoles
+
+pytestmark = pytest.mark.usefixtures("narrow_terminal")
+
+CUT = re.compile(r"[\w-]+…")
+"""A word rich cut short with an ellipsis."""
+
+
+def widest(output: str) -> int:
+    """The widest line, in terminal cells (a combining mark, as in x̄, takes none)."""
+    return max(map(cell_len, output.splitlines()))
+
+
+def history_of_every_kind() -> None:
+    """Times in every column: a pass, a give-up, an assisted pass, days ago and today."""
+    for i, target in enumerate(CATALOG.drill_ids):
+        seed(target, 125.0 + i, at=T0 - (i + 1) * DAY)
+        seed(target, 3000.0, at=T0 - DAY / 2, outcome="gave-up" if i % 2 else "passed", assisted=i % 3 == 0)
+
+
+def first_cells(output: str) -> set[str]:
+    return {line.split()[0] for line in output.splitlines() if line.strip()}
+
+
+@pytest.mark.parametrize("command", [[], ["list"], ["stats"]])
+def test_every_id_is_whole_in_the_tables(clock, command):
+    history_of_every_kind()
+    output = drill(*command).output
+    assert not CUT.findall(output), output
+    assert set(CATALOG.drill_ids) <= first_cells(output), output
+    assert widest(output) <= 60
+
+
+def test_the_queue_names_whole_ids(clock):
+    history_of_every_kind()
+    output = drill("next").output
+    assert not CUT.findall(output), output
+    named = re.findall(r"([a-z][\w-]*) \((?:now|in \d|\d+ days? ago)", output)
+    assert len(named) >= 4 and set(named) <= set(CATALOG.drill_ids), output
+
+
+def test_the_scoreboard_fits_with_the_difference_from_your_best(clock, workspace, passing_grader):
+    seed("cross-entropy", 100, at=T0 - DAY)
+    drill("start", "cross-entropy")
+    clock.advance(130)
+    (workspace / "cross-entropy.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    output = drill("check").output
+    assert widest(output) <= 60
+    header = next(line for line in output.splitlines() if "Δ best" in line)
+    board = next(line for line in output.splitlines() if line.startswith("cross-entropy "))
+    assert header.split() == ["target", "target", "time", "Δ", "Δ", "best", "best"]
+    assert board.split() == ["cross-entropy", "3:00", "2:10", "−0:50", "+0:30", "1:40"]
+    assert "2 attempts; unassisted" in output
+    assert formula_shown(output) == load_reviews()["cross-entropy"].formula.split()  # the card after a pass
+
+
+def formula_shown(output: str) -> list[str]:
+    """The words of the key formula, as a review card drew them (its border left out)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Key formula" in line)
+    end = next(i for i, line in enumerate(lines) if "Classic bugs" in line)
+    return [word for line in lines[start + 1 : end] for word in line.strip("│ ").split()]
+
+
+@pytest.mark.parametrize("target", sorted(load_reviews()))
+def test_a_review_card_wraps_its_formula_whole(clock, target):
+    output = drill("review", target).output
+    assert widest(output) <= 60
+    assert formula_shown(output) == load_reviews()[target].formula.split()
+
+
+def given_up_with_a_bug(workspace) -> None:
+    """An unbroadcast that sums the wrong axis, given up: drill diff may show it."""
+    drill("start", "unbroadcast")
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)"), encoding="utf-8"
+    )
+    drill("give-up")
+
+
+def test_diff_is_unified_with_marks_in_a_narrow_terminal(clock, workspace):
+    given_up_with_a_bug(workspace)
+    output = drill("diff").output
+    assert widest(output) <= 60 and "┃" not in output
+    lines = output.splitlines()
+    assert [line.rstrip() for line in lines if line.startswith(("- ", "+ ")) and "grad.sum(axis" in line] == [
+        "-         grad = grad.sum(axis=-1)",
+        "+         grad = grad.sum(axis=0)",
+    ]
+    assert any(line.startswith("      while grad.ndim > len(shape):") for line in lines)  # unchanged: no mark
+
+
+def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, monkeypatch):
+    given_up_with_a_bug(workspace)
+    use_consoles(monkeypatch, width=120)
+    lines = drill("diff").output.splitlines()
+    changed = [line for line in lines if "grad.sum(axis=-1)" in line]
+    assert len(changed) == 1 and re.search(r"-│\s+grad = grad\.sum\(axis=-1\).*\+│\s+grad = grad\.sum\(axis=0\)", changed[0])
+    same = next(line for line in lines if "while grad.ndim" in line)
+    assert same.count("while grad.ndim") == 2 and "-│" not in same and "+│" not in same
+
+
+def commands() -> list[str]:
+    return sorted(typer.main.get_command(cli.app).commands)  # type: ignore[attr-defined]
+
+
+TYPE_NAMES = re.compile(r"<\w+>|\b(?:TEXT|BOOLEAN|INTEGER|FLOAT|PATH)\b")
+
+
+@pytest.mark.parametrize("command", ["", *commands()])
+def test_help_names_no_types(command):
+    output = drill(*command.split(), "--help").output
+    assert "Usage" in output and "--help" in output
+    assert not TYPE_NAMES.findall(output), output
+
+
+def test_help_shows_what_an_option_takes_and_nothing_after_a_flag():
+    lines = drill("start", "--help").output.splitlines()
+    workspace = next(line for line in lines if "--workspace" in line)
+    edit = next(line for line in lines if "--edit" in line)
+    assert re.search(r"--workspace\s+DIR\s", workspace) and re.search(r"--edit\s+Open", edit)
+    assert "TARGET" in drill("review", "--help").output
