@@ -4,10 +4,10 @@ target) is printed as one line, with a non-zero exit status."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -62,6 +62,14 @@ def terminal() -> Iterator[Terminal]:
         raise fail(str(exc)) from None
 
 
+def run(body: Callable[..., int | None], *args: Any, **kwargs: Any) -> None:
+    """Run a command body on the terminal; a body that returns an exit status exits with it."""
+    with terminal() as term:
+        code = body(term, *args, **kwargs)
+    if code is not None:
+        raise typer.Exit(code)
+
+
 def resolve(typed: str) -> str:
     """The drill id a user typed ('full' or a catalog id), or a did-you-mean error."""
     try:
@@ -107,8 +115,7 @@ def show_overview() -> None:
     """``drill`` alone: a title, the catalog with your times, and what to do next."""
     from drills.commands import practice
 
-    with terminal() as term:
-        practice.overview(term)
+    run(practice.overview)
 
 
 @app.command("list")
@@ -116,8 +123,7 @@ def list_targets() -> None:
     """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
     from drills.commands import practice
 
-    with terminal() as term:
-        practice.overview(term, title=False)
+    run(practice.overview, title=False)
 
 
 @app.command("next")
@@ -147,8 +153,7 @@ def review(target: TargetArg) -> None:
     """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
     from drills.commands import practice
 
-    with terminal() as term:
-        practice.review(term, resolve(target))
+    run(practice.review, resolve(target))
 
 
 @app.command()
@@ -159,8 +164,7 @@ def stats(
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.commands import practice
 
-    with terminal() as term:
-        (practice.chart if plot else practice.stats)(term, resolve_optional(target))
+    run(practice.chart if plot else practice.stats, resolve_optional(target))
 
 
 @app.command()
@@ -173,8 +177,7 @@ def chart(
     """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
     from drills.commands import practice
 
-    with terminal() as term:
-        practice.chart(term, resolve_optional(target))
+    run(practice.chart, resolve_optional(target))
 
 
 # ---------------------------------------------------------------------------- a drill
@@ -192,8 +195,7 @@ def start(
     """Write the stub of TARGET (its functions blanked) and start the timer. TARGET may be 'full'."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.start(term, resolve(target), workspace, edit)
+    run(drill.start, resolve(target), workspace, edit)
 
 
 @app.command()
@@ -210,9 +212,7 @@ def check(oracle: OracleOption = "auto") -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
     from drills.commands import drill
 
-    with terminal() as term:
-        code = drill.check(term, oracle)
-    raise typer.Exit(code)
+    run(drill.check, oracle)
 
 
 @app.command()
@@ -220,9 +220,7 @@ def watch(oracle: OracleOption = "auto") -> None:
     """Re-grade on every save, with a live timer per target; exits with the scoreboard when all pass."""
     from drills.commands import drill
 
-    with terminal() as term:
-        code = drill.watch(term, oracle)
-    raise typer.Exit(code)
+    run(drill.watch, oracle)
 
 
 @app.command()
@@ -230,8 +228,7 @@ def status() -> None:
     """The attempt in progress: its clock, and each target's state."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.status(term)
+    run(drill.status)
 
 
 def _clock_command(name: str, doc: str) -> None:
@@ -240,8 +237,7 @@ def _clock_command(name: str, doc: str) -> None:
     def command() -> None:
         from drills.commands import drill
 
-        with terminal() as term:
-            getattr(drill, name.replace("-", "_"))(term)
+        run(getattr(drill, name.replace("-", "_")))
 
     command.__doc__ = doc
     app.command(name)(command)
@@ -260,8 +256,7 @@ def hint(
     """Reveal one more hint for a target (the attempt counts as assisted)."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.hint(term, resolve_optional(target))
+    run(drill.hint, resolve_optional(target))
 
 
 @app.command()
@@ -272,8 +267,7 @@ def diff(
     """Your code and the reference side by side, symbol by symbol."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.diff(term, resolve_optional(target), peek)
+    run(drill.diff, resolve_optional(target), peek)
 
 
 @app.command()
@@ -282,8 +276,7 @@ def show(target: TargetArg) -> None:
     unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.show(term, resolve(target))
+    run(drill.show, resolve(target))
 
 
 @app.command()
@@ -297,8 +290,7 @@ def restore(
     progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
     from drills.commands import drill
 
-    with terminal() as term:
-        drill.restore(term, resolve_optional(target), attempt)
+    run(drill.restore, resolve_optional(target), attempt)
 
 
 # ---------------------------------------------------------------------------- your history, elsewhere
@@ -319,8 +311,7 @@ def export_history(
     """Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it."""
     from drills.commands import transfer
 
-    with terminal() as term:
-        transfer.export_history(term, fmt, output, with_sources)
+    run(transfer.export_history, fmt, output, with_sources)
 
 
 @app.command("import")
@@ -334,8 +325,7 @@ def import_history(
     """Restore attempts written by drill export; those already in your history are skipped."""
     from drills.commands import transfer
 
-    with terminal() as term:
-        transfer.import_history(term, file, fmt)
+    run(transfer.import_history, file, fmt)
 
 
 # ---------------------------------------------------------------------------- grade any file
@@ -380,9 +370,7 @@ def grade(
     from drills.commands.grade import grade as grade_any
 
     targets = resolve_targets(target)
-    with terminal() as term:
-        code = grade_any(term, file, targets, as_json, oracle)
-    raise typer.Exit(code)
+    run(grade_any, file, targets, as_json, oracle)
 
 
 def _catalog_in_help() -> None:
