@@ -111,14 +111,15 @@ def _in_loops(body: list[ast.stmt]) -> set[int]:
 
 
 def key_statements(node: ast.FunctionDef, notes: set[int], parameters: Collection[str] = ()) -> list[ast.stmt]:
-    """The statements of ``node`` that its cloze blanks: at least one, and never every one of them.
+    """The statements of ``node`` that its cloze blanks: at least one, and never every one of them,
+    but in a body of one statement: none when its cloze blanks an argument of it (``blanked_argument``),
+    else that one.
 
     ``notes`` are the module's ``# NOTE:`` lines; ``parameters`` those the drill's own docstring
-    paragraphs name (``drill_parameters``). A one-statement body gives none: its cloze blanks an
-    argument (``blanked_argument``)."""
+    paragraphs name (``drill_parameters``)."""
     statements = simple_statements(body_of(node))
     if len(statements) < 2:
-        return []
+        return [] if blanked_argument(node) is not None else statements
     closure = _closure_statements(node)
     governed = _governed(body_of(node), set(parameters))
     noted = set()

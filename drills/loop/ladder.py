@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drills.loop.retype import body_lines, typed_characters
-from drills.loop.stubs import REFERENCE, RUNGS, cut
+from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut
 from grader.catalog import FULL, format_time, load_catalog
 
 TYPING_SPEED = 200
@@ -42,8 +42,7 @@ def _rounded_up(seconds: float) -> int:
 def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime:
     """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
     for an unknown rung, or for ``full`` off the recall rung."""
-    if rung not in RUNGS:
-        raise ValueError(f"unknown rung {rung!r}: one of {', '.join(RUNGS)}")
+    check_rung(rung)
     catalog = load_catalog()
     if drill_id == FULL:
         if rung != "recall":
@@ -56,7 +55,7 @@ def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
     source = reference.read_text(encoding="utf-8")
     lines = body_lines(source, target.symbols)
-    whole = sum(typed_characters(source, lines[s]) for s in target.symbols)
+    whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
     if rung == "copy":
         seconds = _rounded_up(whole / TYPING_SPEED * 60)
         return RungTime(

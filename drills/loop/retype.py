@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import itertools
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,8 +22,8 @@ from grader.catalog import find_functions
 SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.TYPE_COMMENT}
 SHOWN = {tokenize.NEWLINE: "⏎", tokenize.INDENT: "⇥", tokenize.DEDENT: "⇤"}
 """How the tokens of the structure are shown."""
-CONTEXT = 3
-"""Equal tokens shown on each side of a difference."""
+CONTEXT = 8
+"""Equal tokens shown on each side of a difference, within its statement."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,10 @@ def code_tokens(source: str, lines: Iterable[int] | None = None) -> list[Token]:
 
 def _closes_below(raw: list[tokenize.TokenInfo], i: int) -> bool:
     """The comma ``raw[i]`` is followed by nothing but a closing bracket on a later line."""
-    rest = (t for t in raw[i + 1 :] if t.type not in (tokenize.NL, tokenize.COMMENT))
-    after = next(rest, None)
-    return after is not None and after.string in {")", "]", "}"} and after.start[0] > raw[i].start[0]
+    for after in itertools.islice(raw, i + 1, None):
+        if after.type not in (tokenize.NL, tokenize.COMMENT):
+            return after.string in {")", "]", "}"} and after.start[0] > raw[i].start[0]
+    return False
 
 
 def typed_characters(source: str, lines: Iterable[int] | None = None) -> int:
@@ -156,30 +158,43 @@ def retyped(yours: str, reference: str, symbols: Iterable[str]) -> tuple[Retyped
         ref, own = theirs[symbol], mine[symbol]
         matcher = difflib.SequenceMatcher(None, [t.key for t in ref], [t.key for t in own], autojunk=False)
         differences = []
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        opcodes = matcher.get_opcodes()
+        for k, (op, i1, i2, j1, j2) in enumerate(opcodes):
             if op == "equal":
                 continue
+            # The context is the equal tokens around: up to the differences on either side.
+            start = opcodes[k - 1][3] if k and opcodes[k - 1][0] == "equal" else j1
+            stop = opcodes[k + 1][4] if k + 1 < len(opcodes) and opcodes[k + 1][0] == "equal" else j2
             at = own[j1:j2] or own[min(j1, len(own) - 1) : min(j1, len(own) - 1) + 1]
-            lines = (at[0].line, at[-1].line) if at else (0, 0)
             differences.append(
                 Difference(
                     symbol,
                     tuple(t.text for t in ref[i1:i2]),
                     tuple(t.text for t in own[j1:j2]),
-                    lines,
-                    tuple(t.text for t in own[max(0, j1 - CONTEXT) : j1]),
-                    tuple(t.text for t in own[j2 : j2 + CONTEXT]),
+                    (at[0].line, at[-1].line) if at else (0, 0),
+                    _statement(own[max(start, j1 - CONTEXT) : j1], before=True),
+                    _statement(own[j2 : min(stop, j2 + CONTEXT)], before=False),
                 )
             )
         results.append(Retyped(symbol, True, tuple(differences)))
     return tuple(results)
 
 
+def _statement(tokens: list[Token], before: bool) -> tuple[str, ...]:
+    """Context tokens, cut at the end of a statement (and the block marks beyond it)."""
+    texts = [t.text for t in tokens]
+    if before:
+        ends = [i for i, text in enumerate(texts) if text in SHOWN.values()]
+        return tuple(texts[ends[-1] + 1 :] if ends else texts)
+    ends = [i for i, text in enumerate(texts) if text in SHOWN.values()]
+    return tuple(texts[: ends[0]] if ends else texts)
+
+
 def spaced(tokens: Iterable[str]) -> list[str]:
     """Each token with the space code puts before it: ``grad.sum(axis=0)``, not ``grad . sum ( axis = 0 )``."""
     out: list[str] = []
     depth = 0
-    prev = ""
+    before = prev = ""  # the two tokens before this one
     for text in tokens:
         tight = (
             not out
@@ -187,10 +202,11 @@ def spaced(tokens: Iterable[str]) -> list[str]:
             or prev in {"(", "[", "{", ".", "~"}
             or (text in {"(", "["} and (prev[-1:].isalnum() or prev[-1:] in {")", "]", "_"}))
             or (depth > 0 and "=" in {text, prev})
+            or (prev in {"-", "+"} and not (before[-1:].isalnum() or before[-1:] in {")", "]", "}", "_"}))
         )
         out.append(text if tight else " " + text)
         depth += (text in {"(", "[", "{"}) - (text in {")", "]", "}"})
-        prev = text
+        before, prev = prev, text
     return out
 
 

@@ -70,6 +70,12 @@ def docstring_lines(lines: list[str], drills: Collection[str] | None) -> list[st
     return out
 
 
+def check_rung(rung: str) -> None:
+    """A ValueError that says which rungs there are, for any other."""
+    if rung not in RUNGS:
+        raise ValueError(f"unknown rung {rung!r}: one of {', '.join(RUNGS)}")
+
+
 def drill_parameters(node: ast.FunctionDef, drills: Collection[str] | None) -> set[str]:
     """The parameters of ``node`` that its docstring paragraphs tagged for ``drills`` name in double
     backquotes (``(free-memory drill) Unless ``retain_graph`` ...``): what those drills add to it."""
@@ -189,8 +195,7 @@ def _copy_lines(lines: list[str], first: ast.stmt, node: ast.FunctionDef, symbol
 
 def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Cloze:
     """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze."""
-    if rung not in RUNGS:
-        raise ValueError(f"unknown rung {rung!r}: one of {', '.join(RUNGS)}")
+    check_rung(rung)
     tree = ast.parse(source)
     functions = find_functions(tree)
     notes = note_lines(source) if rung == "cloze" else set()
@@ -253,6 +258,7 @@ def stub_for(
     """The stub of a drill: the reference with ``symbols`` blanked for ``rung``, and a header that says so.
 
     ``drills``: the ids whose tagged docstring paragraphs the stub keeps (None: every paragraph)."""
+    check_rung(rung)
     symbols = list(symbols)
     label = target_label if rung == "recall" else f"{target_label}, {rung} rung"
     header = (
