@@ -22,14 +22,19 @@ import io
 import tokenize
 from collections.abc import Collection
 
-NOTE = "# NOTE:"
+NOTE = "NOTE:"
 COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.Match)
 
 
-def note_lines(source: str) -> set[int]:
-    """The 1-based lines that hold a ``# NOTE:`` comment (comments only: never text in a string)."""
+def comments(source: str) -> list[tuple[int, str]]:
+    """The comments of ``source`` (never text in a string): their 1-based line, and their text less the ``#``."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return {t.start[0] for t in tokens if t.type == tokenize.COMMENT and t.string.startswith(NOTE)}
+    return [(t.start[0], t.string.lstrip("#").strip()) for t in tokens if t.type == tokenize.COMMENT]
+
+
+def note_lines(source: str) -> set[int]:
+    """The lines that hold a ``# NOTE:`` comment."""
+    return {line for line, text in comments(source) if text.startswith(NOTE)}
 
 
 def simple_statements(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -10,15 +10,21 @@ exactly what its drill grades.
 from __future__ import annotations
 
 import ast
-import io
 import re
 import textwrap
-import tokenize
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.loop.cloze import blanked_argument, body_of, has_docstring, key_statements, note_lines, simple_statements
+from drills.loop.cloze import (
+    blanked_argument,
+    body_of,
+    comments,
+    has_docstring,
+    key_statements,
+    note_lines,
+    simple_statements,
+)
 from grader.catalog import find_functions
 from reference import ENGINE
 
@@ -103,7 +109,9 @@ class Gap:
 
 
 @dataclass(frozen=True)
-class Cloze:
+class Stub:
+    """A stub's text, and the blanks of a cloze (none for the other rungs)."""
+
     text: str
     gaps: tuple[Gap, ...]
 
@@ -117,7 +125,7 @@ class Cloze:
 
 def _groups(node: ast.FunctionDef, chosen: list[ast.stmt], lines: list[str]) -> list[list[ast.stmt]]:
     """``chosen`` in runs of adjacent statements of one block with only empty lines between them."""
-    place = {}
+    place: dict[int, tuple[int, str, int]] = {}
     for parent in ast.walk(node):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
@@ -134,11 +142,6 @@ def _groups(node: ast.FunctionDef, chosen: list[ast.stmt], lines: list[str]) -> 
                 continue
         runs.append([stmt])
     return runs
-
-
-def _comments(text: str) -> list[str]:
-    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-    return [t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT]
 
 
 def _cloze_edits(
@@ -173,7 +176,7 @@ def _cloze_edits(
         answer = "".join(lines[first:last])
         indent = lines[first][: run[0].col_offset]
         what = "the missing statement" if len(run) == 1 else f"the {len(run)} missing statements"
-        notes_here = _comments(answer)
+        notes_here = [text for _, text in comments(answer)]
         said = f" ({'; '.join(notes_here)})" if notes_here else ""
         placeholder = f'{indent}# TODO: {what}{said}\n{indent}raise NotImplementedError("{symbol}, blank {k}")\n'
         edits.append((first, last, [placeholder], Gap(symbol, placeholder, answer, answer)))
@@ -193,7 +196,7 @@ def _copy_lines(lines: list[str], first: ast.stmt, node: ast.FunctionDef, symbol
     ]
 
 
-def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Cloze:
+def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Stub:
     """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze."""
     check_rung(rung)
     tree = ast.parse(source)
@@ -228,7 +231,7 @@ def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = No
         lines[start:end] = body
         if gap is not None:
             gaps.append(gap)
-    return Cloze("".join(lines), tuple(reversed(gaps)))
+    return Stub("".join(lines), tuple(reversed(gaps)))
 
 
 def blank(
@@ -244,7 +247,7 @@ def blank(
 HEADERS = {
     "recall": "# Write: {symbols}; each is marked TODO below. Everything else is the reference.\n",
     "copy": "# Retype: {symbols}; each shows the reference as a comment block above its TODO. Everything else is the reference.\n",
-    "cloze": "# Fill in the blanks of {symbols}: each is a TODO and a raise NotImplementedError. Everything else is the reference.\n",
+    "cloze": "# Fill in the blanks of {symbols}: replace each TODO and its raise NotImplementedError with the missing code. Everything else is the reference.\n",
 }
 
 
