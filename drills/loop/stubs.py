@@ -11,13 +11,27 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from drills.loop.cloze import (
+    blanked_argument,
+    body_of,
+    comments,
+    has_docstring,
+    key_statements,
+    note_lines,
+    simple_statements,
+)
 from grader.catalog import find_functions
 from reference import ENGINE
 
 REFERENCE = ENGINE
+RUNGS = ("copy", "cloze", "recall")
+"""The ladder of a target, bottom up: retype the reference in view, fill in its key lines, write it
+from memory (the drill as it always was)."""
 
 
 DRILL_TAG = re.compile(r"\((?P<ids>[a-z][a-z-]*(?:, [a-z][a-z-]*)*) drills?\) ")
@@ -62,46 +76,197 @@ def docstring_lines(lines: list[str], drills: Collection[str] | None) -> list[st
     return out
 
 
-def blank(source: str, symbols: Iterable[str], header: str = "", drills: Collection[str] | None = None) -> str:
-    """``source`` with the bodies of ``symbols`` replaced by a TODO; docstrings kept, less the
-    paragraphs tagged for drills other than ``drills`` (None: all kept)."""
+def check_rung(rung: str) -> None:
+    """A ValueError that says which rungs there are, for any other."""
+    if rung not in RUNGS:
+        raise ValueError(f"unknown rung {rung!r}: one of {', '.join(RUNGS)}")
+
+
+def drill_parameters(node: ast.FunctionDef, drills: Collection[str] | None) -> set[str]:
+    """The parameters of ``node`` that its docstring paragraphs tagged for ``drills`` name in double
+    backquotes (``(free-memory drill) Unless ``retain_graph`` ...``): what those drills add to it."""
+    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    named: set[str] = set()
+    for paragraph in (ast.get_docstring(node) or "").split("\n\n"):
+        tag = DRILL_TAG.match(paragraph)
+        if tag and drills is not None and set(tag["ids"].split(", ")) & set(drills):
+            named |= set(re.findall(r"``(\w+)``", paragraph)) & params
+    return named
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One blank of a cloze stub."""
+
+    symbol: str
+    placeholder: str
+    """Its text in the stub: a TODO comment and a ``raise NotImplementedError`` (and, for a blanked
+    argument, the statement with ``...`` in its place)."""
+    answer: str
+    """The reference's text that ``placeholder`` stands for."""
+    blanked: str
+    """The reference code the user writes in it."""
+
+
+@dataclass(frozen=True)
+class Stub:
+    """A stub's text, and the blanks of a cloze (none for the other rungs)."""
+
+    text: str
+    gaps: tuple[Gap, ...]
+
+    def filled(self) -> str:
+        """The stub with the reference's code put back in every blank."""
+        text = self.text
+        for gap in self.gaps:
+            text = text.replace(gap.placeholder, gap.answer, 1)
+        return text
+
+
+def _groups(node: ast.FunctionDef, chosen: list[ast.stmt], lines: list[str]) -> list[list[ast.stmt]]:
+    """``chosen`` in runs of adjacent statements of one block with only empty lines between them."""
+    place: dict[int, tuple[int, str, int]] = {}
+    for parent in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            for i, stmt in enumerate(block if isinstance(block, list) else []):
+                place[id(stmt)] = (id(parent), field, i)
+    runs: list[list[ast.stmt]] = []
+    for stmt in chosen:
+        if runs:
+            last = runs[-1][-1]
+            (parent, field, i), here = place[id(last)], place[id(stmt)]
+            between = lines[last.end_lineno or last.lineno : stmt.lineno - 1]
+            if here == (parent, field, i + 1) and not any(line.strip() for line in between):
+                runs[-1].append(stmt)
+                continue
+        runs.append([stmt])
+    return runs
+
+
+def _cloze_edits(
+    symbol: str, node: ast.FunctionDef, lines: list[str], notes: set[int], drills: Collection[str] | None
+) -> list[tuple[int, int, list[str], Gap]]:
+    """The blanks of one function: (first line, end line, the lines in their place, the gap), 0-based."""
+    blankable = [
+        s
+        for s in key_statements(node, notes, drill_parameters(node, drills))
+        if not lines[s.lineno - 1][: s.col_offset].strip()
+    ]
+    edits = []
+    argument = blanked_argument(node)
+    if not blankable and argument is not None:
+        stmt = simple_statements(body_of(node))[0]
+        assert stmt.end_lineno is not None and argument.end_lineno is not None and argument.end_col_offset is not None
+        answer = "".join(lines[stmt.lineno - 1 : stmt.end_lineno])
+        text = "".join(lines[: stmt.end_lineno]).encode()
+        start = sum(len(line.encode()) for line in lines[: argument.lineno - 1]) + argument.col_offset
+        end = sum(len(line.encode()) for line in lines[: argument.end_lineno - 1]) + argument.end_col_offset
+        rest = (text[:start] + b"..." + text[end : len(text)]).decode()
+        indent = lines[stmt.lineno - 1][: stmt.col_offset]
+        placeholder = (
+            f"{indent}# TODO: replace the ... below with the missing argument, then delete this raise.\n"
+            f'{indent}raise NotImplementedError("{symbol}, blank 1")\n'
+        ) + "".join(rest.splitlines(keepends=True)[stmt.lineno - 1 :])
+        blanked = text[start:end].decode()
+        edits.append((stmt.lineno - 1, stmt.end_lineno, [placeholder], Gap(symbol, placeholder, answer, blanked)))
+        return edits
+    for k, run in enumerate(_groups(node, blankable, lines), start=1):
+        first, last = run[0].lineno - 1, run[-1].end_lineno or run[-1].lineno
+        answer = "".join(lines[first:last])
+        indent = lines[first][: run[0].col_offset]
+        what = "the missing statement" if len(run) == 1 else f"the {len(run)} missing statements"
+        notes_here = [text for _, text in comments(answer)]
+        said = f" ({'; '.join(notes_here)})" if notes_here else ""
+        placeholder = f'{indent}# TODO: {what}{said}\n{indent}raise NotImplementedError("{symbol}, blank {k}")\n'
+        edits.append((first, last, [placeholder], Gap(symbol, placeholder, answer, answer)))
+    return edits
+
+
+def _copy_lines(lines: list[str], first: ast.stmt, node: ast.FunctionDef, symbol: str, indent: str) -> list[str]:
+    """The reference's body of ``symbol`` as a comment block, then the blank to retype it in."""
+    assert first.end_lineno is not None and node.end_lineno is not None
+    body = textwrap.dedent("".join(lines[first.end_lineno : node.end_lineno])).splitlines()
+    shown = [f"{indent}# {line}".rstrip() + "\n" for line in body]
+    return [
+        f"{indent}# The reference's {symbol}, to retype below the comment block (comments are optional):\n",
+        *shown,
+        f"{indent}# TODO: retype {symbol} from the reference above.\n",
+        f'{indent}raise NotImplementedError("{symbol}")\n',
+    ]
+
+
+def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Stub:
+    """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze."""
+    check_rung(rung)
     tree = ast.parse(source)
     functions = find_functions(tree)
+    notes = note_lines(source) if rung == "cloze" else set()
     lines = source.splitlines(keepends=True)
-    edits = []
+    edits: list[tuple[int, int, list[str], Gap | None]] = []
     for symbol in symbols:
         if symbol not in functions:
             raise KeyError(f"{symbol} is not a function of the reference")
         node = functions[symbol]
         first = node.body[0]
-        if not (
-            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-        ):
+        if not has_docstring(node):
             raise ValueError(f"{symbol} has no docstring: a stub keeps the docstring to say what to write")
         assert first.end_lineno is not None and node.end_lineno is not None
         indent = lines[first.lineno - 1][: first.col_offset]
-        body = [
-            f"{indent}# TODO: write {symbol} from memory (the docstring says what it does).\n",
-            f'{indent}raise NotImplementedError("{symbol}")\n',
-        ]
         doc = docstring_lines(lines[first.lineno - 1 : first.end_lineno], drills)
-        edits.append((first.lineno - 1, node.end_lineno, doc + body))
-    for start, end, body in sorted(edits, reverse=True):
+        if rung == "cloze":
+            edits.append((first.lineno - 1, first.end_lineno, doc, None))
+            edits.extend(_cloze_edits(symbol, node, lines, notes, drills))
+            continue
+        if rung == "copy":
+            body = _copy_lines(lines, first, node, symbol, indent)
+        else:
+            body = [
+                f"{indent}# TODO: write {symbol} from memory (the docstring says what it does).\n",
+                f'{indent}raise NotImplementedError("{symbol}")\n',
+            ]
+        edits.append((first.lineno - 1, node.end_lineno, doc + body, None))
+    gaps = []
+    for start, end, body, gap in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = body
-    text = "".join(lines)
+        if gap is not None:
+            gaps.append(gap)
+    return Stub("".join(lines), tuple(reversed(gaps)))
+
+
+def blank(
+    source: str, symbols: Iterable[str], header: str = "", drills: Collection[str] | None = None, rung: str = "recall"
+) -> str:
+    """``source`` with ``symbols`` blanked for ``rung``: docstrings kept, less the paragraphs tagged for
+    drills other than ``drills`` (None: all kept). ``recall``: the body becomes a TODO; ``copy``: the
+    same, below the reference's body as a comment block; ``cloze``: the key statements become TODOs."""
+    text = cut(source, symbols, drills, rung).text
     return header + text if header else text
 
 
+HEADERS = {
+    "recall": "# Write: {symbols}; each is marked TODO below. Everything else is the reference.\n",
+    "copy": "# Retype: {symbols}; each shows the reference as a comment block above its TODO. Everything else is the reference.\n",
+    "cloze": "# Fill in the blanks of {symbols}: replace each TODO and its raise NotImplementedError with the missing code. Everything else is the reference.\n",
+}
+
+
 def stub_for(
-    symbols: Iterable[str], target_label: str, reference: Path = REFERENCE, drills: Collection[str] | None = None
+    symbols: Iterable[str],
+    target_label: str,
+    reference: Path = REFERENCE,
+    drills: Collection[str] | None = None,
+    rung: str = "recall",
 ) -> str:
-    """The stub of a drill: the reference with ``symbols`` blanked, and a header that says so.
+    """The stub of a drill: the reference with ``symbols`` blanked for ``rung``, and a header that says so.
 
     ``drills``: the ids whose tagged docstring paragraphs the stub keeps (None: every paragraph)."""
+    check_rung(rung)
     symbols = list(symbols)
+    label = target_label if rung == "recall" else f"{target_label}, {rung} rung"
     header = (
-        f"# autograd-drill: {target_label}.\n"
-        f"# Write: {', '.join(symbols)}; each is marked TODO below. Everything else is the reference.\n"
-        "# NumPy only: the grader compares your gradients with torch.autograd in float64.\n\n"
+        f"# autograd-drill: {label}.\n"
+        + HEADERS[rung].format(symbols=", ".join(symbols))
+        + "# NumPy only: the grader compares your gradients with torch.autograd in float64.\n\n"
     )
-    return blank(reference.read_text(encoding="utf-8"), symbols, header, drills)
+    return blank(reference.read_text(encoding="utf-8"), symbols, header, drills, rung)

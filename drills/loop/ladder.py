@@ -1,0 +1,106 @@
+"""The learning ladder of a target: its rungs' target times, computed from the reference with the
+reasoning written down, and how an attempt moves a target up or down (``RUNGS``: copy, cloze, recall).
+
+- recall: the catalog's target time (its ``time_reasoning`` says why, for a follow-up).
+- copy: the characters typed to retype the symbols' code (no indentation, comments or docstrings) at
+  ``TYPING_SPEED``, rounded up to the half minute.
+- cloze: the share of the recall time that the blanked code carries, by those same characters,
+  rounded up to the half minute.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from drills.loop.retype import body_lines, typed_characters
+from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut
+from grader.catalog import FULL, format_time, load_catalog
+
+TYPING_SPEED = 200
+"""Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
+typist's pace on prose, kept for code, whose symbols are slower to type but which one does not
+have to think up."""
+STEP = 30
+"""Rung times are rounded up to this many seconds, and are never less."""
+
+
+@dataclass(frozen=True)
+class RungTime:
+    seconds: int
+    reasoning: str
+    """One sentence: where the time comes from."""
+
+
+def _rounded_up(seconds: float) -> int:
+    return max(STEP, math.ceil(seconds / STEP - 1e-9) * STEP)
+
+
+def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime:
+    """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
+    for an unknown rung, or for ``full`` off the recall rung."""
+    check_rung(rung)
+    catalog = load_catalog()
+    if drill_id == FULL:
+        if rung != "recall":
+            raise ValueError("the full drill is recall only: every target from memory at once")
+        return RungTime(catalog.full_time, "recall: the catalog's target time of the full drill.")
+    target = catalog.get(drill_id)
+    recall = target.target_time
+    if rung == "recall":
+        why = target.time_reasoning or "the catalog's target time for writing it from memory"
+        return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
+    source = reference.read_text(encoding="utf-8")
+    lines = body_lines(source, target.symbols)
+    whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
+    if rung == "copy":
+        seconds = _rounded_up(whole / TYPING_SPEED * 60)
+        return RungTime(
+            seconds,
+            f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
+            f" the half minute: {format_time(seconds)}.",
+        )
+    gaps = cut(source, target.symbols, [target.id], "cloze").gaps
+    blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
+    seconds = _rounded_up(recall * blanked / whole)
+    return RungTime(
+        seconds,
+        f"cloze: its {len(gaps)} blank{'' if len(gaps) == 1 else 's'} carry {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
+        f" of the {format_time(recall)} recall time, rounded up to the half minute: {format_time(seconds)}.",
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One attempt at a target on a rung, as the ladder reads it."""
+
+    passed: bool
+    seconds: float | None
+    """Its time to the pass (or to where it ended); None when unknown."""
+    assisted: bool = False
+    """Hints, a peek: it passed, but not on its own."""
+    gave_up: bool = False
+
+
+def moved(rung: str, outcomes: Sequence[Outcome], target_seconds: float) -> str:
+    """The rung a target is on after ``outcomes``: its attempts on ``rung`` since it last moved,
+    oldest first, ``target_seconds`` that rung's target time.
+
+    A pass, unassisted and within the time, moves it up one (recall is the top); giving up, or going
+    over the time twice in a row, moves it down one (copy is the bottom). Anything else keeps it."""
+    if not outcomes:
+        return rung
+    at = RUNGS.index(rung)
+    last = outcomes[-1]
+
+    def over(outcome: Outcome) -> bool:
+        return outcome.seconds is not None and outcome.seconds > target_seconds
+
+    if last.passed and not last.assisted and not over(last):
+        return RUNGS[min(at + 1, len(RUNGS) - 1)]
+    if last.gave_up or (len(outcomes) >= 2 and over(outcomes[-1]) and over(outcomes[-2])):
+        return RUNGS[max(at - 1, 0)]
+    return rung
