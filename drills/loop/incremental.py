@@ -11,18 +11,18 @@ the function. Names of imported modules' attributes (``np.exp``) reach nothing, 
 them (``__repr__``, ``__array_ufunc__``, ``__eq__``...) are reached from everywhere. It errs on the
 side of grading again.
 
-Each function is compared by its AST (``ast.dump``): whitespace and comments change nothing. A passed
-verdict is reused when its target's code is unchanged; a failed one only when its code has not
-moved either (a failure names the user's lines), and never a verdict of the file as a whole (it
-did not import) nor one with tests not run. A file that does not parse reuses nothing.
+Each function is compared by its AST (``ast.dump``): whitespace and comments change nothing. A
+verdict is reused when its target's code is unchanged: a failure only when the lines it names are
+still where they were, and never a verdict on the file as a whole (it did not import) nor one with
+tests not run. A file that does not parse reuses nothing.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from grader.catalog import Target, find_functions, load_catalog
@@ -71,15 +71,6 @@ DYNAMIC = frozenset(
 )
 """Names through which code may reach any function: they reach every one."""
 EVERYTHING = "*"
-
-
-@dataclass(frozen=True)
-class Fingerprint:
-    """A target's code, hashed: its AST (``logic``), and its text where it stands (``placed``: the
-    lines a failure names)."""
-
-    logic: str
-    placed: str
 
 
 def imported_modules(tree: ast.Module) -> set[str]:
@@ -165,7 +156,7 @@ def needed(target: Target) -> list[Target]:
 
 
 @lru_cache(maxsize=4)  # drill watch hashes each version once: as the new one, then as the one before
-def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, Fingerprint] | None:
+def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, str] | None:
     """Each target's code in ``source``, hashed; None when the source does not parse."""
     try:
         tree = ast.parse(source)
@@ -185,12 +176,7 @@ def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, Finge
     rest = ast.dump(tree)
     for key in symbols:
         defs[key].body = bodies[key]
-    lines = source.splitlines()
-    spans = {key: (defs[key].lineno, defs[key].end_lineno or defs[key].lineno) for key in symbols}
-    inside = {n for first, last in spans.values() for n in range(first, last + 1)}
-    rest_placed = _hash(rest, repr(sorted(spans.items())), *(line for n, line in enumerate(lines, 1) if n not in inside))
     code = {key: ast.dump(defs[key]) for key in symbols}
-    placed = {key: f"{first}\0" + "\n".join(lines[first - 1 : last]) for key, (first, last) in spans.items()}
 
     by_name: dict[str, list[str]] = {}
     for key in defs:
@@ -221,10 +207,7 @@ def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, Finge
     for target in targets:
         own = {s for t in needed(target) for s in t.symbols} | set(ALWAYS)
         keys = sorted(reach(own & defs.keys() | everyone) & symbols | own)  # a symbol of its own not written: absent
-        out[target.id] = Fingerprint(
-            _hash(rest, *(f"{key}\0{code.get(key, 'absent')}" for key in keys)),
-            _hash(rest_placed, *(f"{key}\0{placed.get(key, 'absent')}" for key in keys)),
-        )
+        out[target.id] = _hash(rest, *(f"{key}\0{code.get(key, 'absent')}" for key in keys))
     return out
 
 
@@ -235,10 +218,25 @@ def _hash(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def reusable(verdict: TargetResult) -> bool:
-    """A verdict on the target's own tests: none of the file as a whole (it did not import, the check
-    was stopped), none with tests not run."""
-    return verdict.tests > 0 and verdict.not_run == 0 and all(f.symbol is not None for f in verdict.failures)
+LOCATION = re.compile(r"^[^:]*:(?P<line>\d+) in [^:]+: (?P<text>.*)$")
+"""A line a failure names: ``engine.py:12 in Tensor.__mul__: out = ...`` (grader/check.py, Blame)."""
+
+
+def reusable(verdict: TargetResult, lines: Sequence[str]) -> bool:
+    """Whether a verdict on unchanged code holds for the file of ``lines``: not one on the file as a
+    whole (it did not import, the check was stopped), nor one with tests not run; a failure only when
+    each line it names is still there, with the same number."""
+    if verdict.tests == 0 or verdict.not_run or any(f.symbol is None for f in verdict.failures):
+        return False
+    for failure in verdict.failures:
+        for where in failure.location:
+            named = LOCATION.match(where)
+            if named is None:
+                return False
+            n = int(named["line"])
+            if not 0 < n <= len(lines) or lines[n - 1].strip() != named["text"]:
+                return False
+    return True
 
 
 def reused_verdicts(
@@ -252,15 +250,12 @@ def reused_verdicts(
     was, prints = fingerprints(before, tuple(targets)), fingerprints(now, tuple(targets))
     if was is None or prints is None:
         return {}
-    kept = {}
-    for target in targets:
-        result = old.get(target.id)
-        if result is None or not reusable(result):
-            continue
-        same = was[target.id].logic == prints[target.id].logic
-        if same and (result.passed or was[target.id].placed == prints[target.id].placed):
-            kept[target.id] = result
-    return kept
+    lines = now.splitlines()
+    return {
+        t.id: old[t.id]
+        for t in targets
+        if t.id in old and was[t.id] == prints[t.id] and reusable(old[t.id], lines)
+    }
 
 
 def merge(fresh: GradeResult, reused: dict[str, TargetResult], targets: Sequence[Target]) -> GradeResult:
