@@ -63,8 +63,12 @@ EXPLICIT = frozenset(
 """The dunders reached only through syntax (operators, subscripts) or by name: the others, Python and
 NumPy may call without the code naming them."""
 EVERY_OPERATOR = frozenset(n for n in EXPLICIT if n not in SUBSCRIPT)
-FOLDS = frozenset({"sum", "prod", "reduce", "accumulate", "fsum", "dot", "einsum", "abs", "operator"})
-"""Names that may apply operators to what they are given (``sum(tensors)`` adds them)."""
+FOLDS = frozenset(
+    {"sum", "prod", "reduce", "accumulate", "fsum", "dot", "einsum", "inner", "outer", "tensordot"}
+    | {"multiply", "subtract", "divide", "true_divide", "negative", "power", "positive"}
+)
+"""Functions that may apply operators to what they are given (``sum(tensors)`` adds them), as do those
+named after an operator (``abs``, ``operator.mul``, ``np.add``)."""
 DYNAMIC = frozenset(
     {"getattr", "setattr", "delattr", "hasattr", "eval", "exec", "compile", "globals", "locals", "vars", "__import__"}
     | {"methodcaller", "attrgetter", "__dict__", "__getattribute__", "import_module"}
@@ -86,6 +90,10 @@ def _root(node: ast.expr) -> ast.expr:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node
+
+
+def _applies_operators(name: str) -> bool:
+    return name in FOLDS or f"__{name}__" in EXPLICIT
 
 
 def _constant(node: ast.expr) -> bool:
@@ -114,15 +122,17 @@ def names_used(nodes: Iterable[ast.AST], modules: set[str]) -> set[str]:
         todo.extend(_children(node))
         kind = type(node)
         if kind is ast.Name:
-            found.add(node.id)  # type: ignore[attr-defined]
+            assert isinstance(node, ast.Name)
+            found.add(node.id)
+            if _applies_operators(node.id):  # sum(tensors), abs(x), reduce(mul, ...)
+                found.update(EVERY_OPERATOR)
         elif kind is ast.Attribute:
             assert isinstance(node, ast.Attribute)
             root = _root(node)
-            if isinstance(root, ast.Name) and root.id in modules:  # np.exp, np.linalg.norm: NumPy's
-                if node.attr in FOLDS or f"__{node.attr}__" in EXPLICIT:  # np.sum, operator.mul: operators
-                    found.update(EVERY_OPERATOR)
-            else:
+            if not (isinstance(root, ast.Name) and root.id in modules):
                 found.add(node.attr)
+            elif _applies_operators(node.attr):  # np.sum, operator.mul; np.exp and np.linalg.norm reach nothing
+                found.update(EVERY_OPERATOR)
         elif kind is ast.BinOp or kind is ast.AugAssign:
             assert isinstance(node, ast.BinOp | ast.AugAssign)
             if isinstance(node, ast.BinOp) and _constant(node.left) and _constant(node.right):
@@ -137,8 +147,6 @@ def names_used(nodes: Iterable[ast.AST], modules: set[str]) -> set[str]:
             found.update(SUBSCRIPT)
         elif kind is ast.Constant and isinstance(node.value, str) and node.value.isidentifier():  # type: ignore[attr-defined]
             found.add(node.value)  # type: ignore[attr-defined]  # getattr(x, "exp")
-    if found & FOLDS:
-        found.update(EVERY_OPERATOR)
     if found & DYNAMIC:
         found.add(EVERYTHING)
     return found
