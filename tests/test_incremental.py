@@ -209,3 +209,63 @@ def test_the_lines_a_real_failure_names_are_checked(tmp_path, warm_runner):
     assert failure.symbol == "Tensor.tanh" and any("self.dta" in where for where in failure.location)
     assert "unary" in incremental.reused_verdicts(source, result, source + "\n# the end\n", TARGETS)
     assert "unary" not in incremental.reused_verdicts(source, result, "# the start\n" + source, TARGETS)
+
+
+TRACER = '''
+
+# Added by tests/test_incremental.py: every function records, once, each grader test that calls it.
+import functools as _functools
+import os as _os
+
+_SEEN = set()
+
+
+def _traced(_name, _function):
+    @_functools.wraps(_function)
+    def traced(*args, **kwargs):
+        test = _os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+        if (test, _name) not in _SEEN:
+            _SEEN.add((test, _name))
+            with open(LOG, "a", encoding="utf-8") as log:
+                log.write(f"{test}\\t{_name}\\n")
+        return _function(*args, **kwargs)
+
+    return traced
+
+
+for _name, _value in list(globals().items()):
+    if getattr(_value, "__module__", None) != __name__ or _name.startswith("_traced"):
+        continue
+    if isinstance(_value, type(_traced)):
+        globals()[_name] = _traced(_name, _value)
+    elif isinstance(_value, type):
+        for _attr, _member in list(vars(_value).items()):
+            if isinstance(_member, type(_traced)):
+                setattr(_value, _attr, _traced(f"{_name}.{_attr}", _member))
+'''
+
+
+def test_each_targets_tests_call_only_symbols_its_code_covers(tmp_path, warm_runner):
+    """The reference, each function traced, graded on every core target: every symbol a target's tests
+    call (directly, through the grader, or through other symbols) is in that target's code, so that a
+    change to it grades the target again. This checks the catalog's ``needs`` and ``runs`` too."""
+    log = tmp_path / "calls.tsv"
+    path = tmp_path / "full.py"
+    path.write_text(f"{REFERENCE_SOURCE}\nLOG = {str(log)!r}\n{TRACER}", encoding="utf-8")
+    assert grade_file(path, TARGETS, runner=warm_runner).passed  # tracing changes no verdict
+    by_file = {f"test_{t.marker}.py": t.id for t in TARGETS}
+    core = {s for t in TARGETS for s in t.symbols}
+    called: dict[str, set[str]] = {t: set() for t in IDS}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        test, _, symbol = line.partition("\t")
+        target = by_file.get(test.split("::")[0].rpartition("/")[2])
+        if target is not None and symbol in core:
+            called[target].add(symbol)
+    analysed = incremental.analyse(REFERENCE_SOURCE, TARGETS)
+    assert analysed is not None
+    covered = analysed[2]
+    for target in TARGETS:
+        assert set(target.symbols) <= called[target.id], "each target's tests call its symbols (the trace works)"
+        missing = called[target.id] - set(covered[target.id])
+        assert not missing, f"{target.id}'s tests call {sorted(missing)}: add them to its runs (grader/catalog.toml)"
+    assert "Tensor.__mul__" in called["backward"]  # (x * w + x).sum(): what runs is for

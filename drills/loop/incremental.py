@@ -1,7 +1,8 @@
 """Incremental grading of a drill of several targets (the full drill): which targets' code changed
 since the last graded version, so that only those are graded again.
 
-A target's code is its own symbols, those of the targets it needs (grader/catalog.toml, ``needs``),
+A target's code is its own symbols, those of the targets it needs and the others its tests run
+(grader/catalog.toml, ``needs`` and ``runs``),
 ``Tensor.__init__``, the rest of the file (everything that is not a symbol of a drilled target:
 imports, module-level code, helpers such as ``_as_tensor``, ``__sub__``, the headers of every
 function, which run at import), and every symbol its functions may reach by name, transitively:
@@ -153,7 +154,7 @@ def names_used(nodes: Iterable[ast.AST], modules: set[str]) -> set[str]:
 
 
 def needed(target: Target) -> list[Target]:
-    """The target and the targets it needs, transitively."""
+    """The target and the targets it needs (catalog ``needs``), transitively."""
     catalog, out, todo = load_catalog(), [target], list(target.needs)
     while todo:
         other = catalog.get(todo.pop())
@@ -166,6 +167,16 @@ def needed(target: Target) -> list[Target]:
 @lru_cache(maxsize=4)  # drill watch hashes each version once: as the new one, then as the one before
 def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, str] | None:
     """Each target's code in ``source``, hashed; None when the source does not parse."""
+    analysed = analyse(source, targets)
+    if analysed is None:
+        return None
+    rest, code, covered = analysed
+    return {t: _hash(rest, *(f"{key}\0{code.get(key, 'absent')}" for key in keys)) for t, keys in covered.items()}
+
+
+def analyse(source: str, targets: Sequence[Target]) -> tuple[str, dict[str, str], dict[str, list[str]]] | None:
+    """The rest of ``source`` and each symbol's code, as AST dumps, and the symbols each target's
+    code covers (a symbol of its own not written too); None when the source does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -211,12 +222,11 @@ def fingerprints(source: str, targets: tuple[Target, ...]) -> Mapping[str, str] 
                 todo.append(key)
         return seen
 
-    out = {}
+    covered = {}
     for target in targets:
-        own = {s for t in needed(target) for s in t.symbols} | set(ALWAYS)
-        keys = sorted(reach(own & defs.keys() | everyone) & symbols | own)  # a symbol of its own not written: absent
-        out[target.id] = _hash(rest, *(f"{key}\0{code.get(key, 'absent')}" for key in keys))
-    return out
+        own = {s for t in needed(target) for s in (*t.symbols, *t.runs)} | set(ALWAYS)
+        covered[target.id] = sorted(reach(own & defs.keys() | everyone) & symbols | own)
+    return rest, code, covered
 
 
 def _hash(*parts: str) -> str:
