@@ -228,6 +228,10 @@ def test_hint_in_a_full_drill_is_for_the_first_target_not_passed(history, clock,
     assert shown.target == "backward" and shown.shown == CATALOG.get("backward").hints[:1]
     assert session.hint(history, "softmax").shown == CATALOG.get("softmax").hints[:1]
     assert len(session.hint(history, "backward").shown) == 2  # counted per target
+    write(started.path, [s for s in ALL_SYMBOLS if s not in CATALOG.get("backward").symbols])
+    session.check(history, clock)  # backward passes; unbroadcast, which had passed, fails again
+    assert set(history.active().splits) == {"unbroadcast", "backward"}
+    assert session.hint(history, None).target == "unbroadcast"
 
 
 def test_hint_for_a_target_outside_the_attempt_is_refused(history, clock, workspace):

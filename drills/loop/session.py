@@ -205,8 +205,9 @@ def hint(history: History, target_id: str | None) -> Hints:
         target = catalog.get(target_id)
         return Hints(target.id, target.hints, 0, counted=False)
     drilled = load_catalog().drilled(attempt.target)
-    if target_id is None:
-        target = next((t for t in drilled if t.id not in attempt.splits), drilled[-1])
+    if target_id is None:  # the first target not passing now (one that passed may fail again)
+        failing = [s.target for s in target_states(attempt, latest_result(history, attempt)) if not s.passed]
+        target = next((t for t in drilled if t.id in failing), drilled[-1])
     else:
         target = catalog.get(target_id)
         if target not in drilled:
