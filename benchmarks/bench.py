@@ -10,8 +10,11 @@
 (e) the free-memory drill's peak-memory ratio, when that drill exists
 (f) one grading per save by each runner: the fork worker (Linux), interpreters started ahead of time
     (macOS, Windows), and a fresh interpreter per grading (drill check, drill grade)
+(g) `drill watch` in a full drill against a drill of one target, side by side: save to verdict p50 when
+    one function of a nearly correct engine changes (issue 13: only the targets whose code changed
+    are graded again)
 
-    python benchmarks/bench.py --only f   # just (f)
+    python benchmarks/bench.py --only f   # just (f); --only g just (g)
 """
 
 from __future__ import annotations
@@ -80,42 +83,81 @@ def bench_check(runs: int, tmp: Path, target: str) -> tuple[float, float]:
     return median(times["check"]), median(times["pytest"])
 
 
+class Watch:
+    """``drill watch`` on a new attempt at ``target`` (its own DRILL_HOME under ``tmp``), the file
+    saved as ``source`` (None: the stub) before it starts; ``save`` times a save to the verdict shown."""
+
+    def __init__(self, tmp: Path, target: str, source: str | None = None) -> None:
+        env = env_for(tmp)
+        drill = [PY, "-m", "drills"]
+        subprocess.run([*drill, "abandon"], env=env, capture_output=True)
+        subprocess.run([*drill, "start", target], env=env, capture_output=True, check=True)
+        self.path = tmp / "ws" / f"{target}.py"
+        self.stub = self.path.read_text()
+        if source is not None:
+            self.path.write_text(source)
+        self.proc = subprocess.Popen([*drill, "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.verdicts: list[float] = []
+        self.event = threading.Event()
+        threading.Thread(target=self.read, daemon=True).start()
+        if not self.event.wait(120):  # the first grading, at start
+            raise RuntimeError(f"drill watch {target} gave no first verdict within 120 s")
+
+    def read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if "graded" in line and "after each save" in line:
+                self.verdicts.append(time.perf_counter())
+                self.event.set()
+
+    def save(self, text: str) -> float:
+        self.event.clear()
+        time.sleep(0.3)  # a user does not save twice within the debounce window
+        saved = time.perf_counter()
+        self.path.write_text(text)
+        if not self.event.wait(60):
+            raise RuntimeError("drill watch gave no verdict within 60 s")
+        return self.verdicts[-1] - saved
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
 def bench_watch(saves: int, tmp: Path, target: str) -> list[float]:
     """Save a failing file ``saves`` times; time each save to the verdict printed by drill watch."""
-    env = env_for(tmp)
-    drill = [PY, "-m", "drills"]
-    subprocess.run([*drill, "abandon"], env=env, capture_output=True)
-    subprocess.run([*drill, "start", target], env=env, capture_output=True, check=True)
-    path = tmp / "ws" / f"{target}.py"
-    stub = path.read_text()
-    proc = subprocess.Popen([*drill, "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert proc.stdout is not None
-    verdicts: list[float] = []
-    event = threading.Event()
-
-    def reader() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "graded" in line and "after each save" in line:
-                verdicts.append(time.perf_counter())
-                event.set()
-
-    threading.Thread(target=reader, daemon=True).start()
+    watch = Watch(tmp, target)
     try:
-        event.wait(30)  # the first grading, at start
-        latencies = []
-        for i in range(saves):
-            event.clear()
-            time.sleep(0.3)  # a user does not save twice within the debounce window
-            saved = time.perf_counter()
-            path.write_text(stub + f"\n# save {i}\n")
-            if not event.wait(30):
-                raise RuntimeError("drill watch gave no verdict within 30 s")
-            latencies.append(verdicts[-1] - saved)
-        return latencies
+        return [watch.save(watch.stub + f"\n# save {i}\n") for i in range(saves)]
     finally:
-        proc.terminate()
-        proc.wait(10)
+        watch.close()
+
+
+TANH_VJP = "            self.grad += (1.0 - out.data**2) * out.grad\n"
+
+
+def nearly_correct(save: int) -> str:
+    """The reference with one function wrong, differently at each save: tanh's gradient off by a factor."""
+    source = REFERENCE.read_text()
+    assert source.count(TANH_VJP) == 1
+    return source.replace(TANH_VJP, TANH_VJP.replace("* out.grad", f"* out.grad * {2 + save % 3}"))
+
+
+def bench_incremental(saves: int, tmp: Path, target: str = "unary") -> dict[str, list[float]]:
+    """Save to verdict of drill watch in a full drill and in a drill of ``target`` alone, side by side
+    (a save to one, then to the other): the same nearly correct engine, whose one wrong function (of
+    ``target``) changes at every save."""
+    full = Watch(tmp / "full", "full", nearly_correct(0))
+    try:
+        single = Watch(tmp / "single", target, nearly_correct(0))
+        try:
+            n = iter(range(1, 2 * saves + 1))
+            return interleaved(saves, full=lambda: full.save(nearly_correct(next(n))),
+                               single=lambda: single.save(nearly_correct(next(n))))
+        finally:
+            single.close()
+    finally:
+        full.close()
 
 
 def bench_list(runs: int, tmp: Path, bytecode: bool = False) -> tuple[float, float]:
@@ -181,13 +223,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--target", default="unbroadcast", help="the target for (a) and (b)")
-    parser.add_argument("--only", choices=["f"], help="only this figure")
+    parser.add_argument("--only", choices=["f", "g"], help="only this figure")
     args = parser.parse_args()
     runs = 3 if args.quick else 7
     saves = 8 if args.quick else 20
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {runs} interleaved runs\n")
     if args.only == "f":
         runners(saves)
+        return
+    if args.only == "g":
+        incremental(saves)
         return
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -209,6 +254,7 @@ def main() -> None:
         row("(d) full grader run on the reference", f"{full:.2f} s", "<= 10 s", full <= 10.0,
             f"python -m pytest grader, recorded oracle, {os.cpu_count()} cores")
     runners(saves)
+    incremental(saves)
     memory = ROOT / "benchmarks" / "memory.py"
     if memory.exists():
         subprocess.run([PY, str(memory)], cwd=ROOT, check=False)
@@ -222,6 +268,17 @@ def runners(saves: int) -> None:
         f"{spawn * 1000:.0f} ms: macOS, Windows (drill watch)")
     row("(f) fresh interpreter / fork worker", f"{fresh / fork:.2f}", "-", None,
         f"{fresh * 1000:.0f} ms: drill check and drill grade, every platform")
+
+
+def incremental(saves: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        times = bench_incremental(saves, Path(tmp_name))
+    full, single = percentile(times["full"], 0.5), percentile(times["single"], 0.5)
+    row(f"(g) full drill save->verdict p50 ({saves} saves)", f"{full * 1000:.0f} ms", "-", None,
+        "one function of a nearly correct engine changed at each save")
+    row("(g) drill of its target alone, p50", f"{single * 1000:.0f} ms", "-", None, "unary, the same saves, interleaved")
+    row("(g) full drill / its target alone", f"{full / single:.2f}", "<= 2.0", full / single <= 2.0,
+        f"p95 {percentile(times['full'], 0.95) * 1000:.0f} ms vs {percentile(times['single'], 0.95) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

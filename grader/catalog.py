@@ -48,7 +48,8 @@ class Target:
     target_time: int
     """Seconds a practised user needs."""
     needs: tuple[str, ...]
-    """Ids of the targets whose code this target's tests run too (besides ``Tensor.__init__``)."""
+    """Ids of the targets whose code this target's tests run too (besides ``Tensor.__init__``): probed
+    when one of its tests fails on values. Listed before it."""
     summary: str
     """One line for ``drill list``."""
     hints: tuple[str, ...]
@@ -57,6 +58,9 @@ class Target:
     """Beyond the core targets: not in ``full``, graded only when named."""
     time_reasoning: str = ""
     """Why the target time is what it is (extension targets)."""
+    runs: tuple[str, ...] = ()
+    """Symbols of other targets that some of its tests run, besides those of ``needs`` (not probed;
+    their targets may come after it): a change to them grades it again (drills/loop/incremental.py)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,7 @@ def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
             hints=tuple(t["hints"]),
             extension=t.get("extension", False),
             time_reasoning=t.get("time_reasoning", ""),
+            runs=tuple(t.get("runs", ())),
         )
         for t in raw["target"]
     )

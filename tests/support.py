@@ -306,7 +306,8 @@ ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
 
 class FakeGrader:
     """Stands in for the grader: a target passes when none of its symbols (nor those of the targets
-    it needs) is still a stub. ``seconds`` is how long a grading takes on the MockClock."""
+    it needs) is still a stub, and none of its own is ``wrong``. ``seconds`` is how long a grading
+    takes on the MockClock."""
 
     def __init__(self, clock: MockClock) -> None:
         self.clock = clock
@@ -314,6 +315,8 @@ class FakeGrader:
         self.seconds = 0.0
         self.during: Callable[[], object] | None = None
         """Run while grading, as another terminal would."""
+        self.wrong: set[str] = set()
+        """Symbols written but wrong: their own target's tests fail (those of the targets needing it pass)."""
 
     def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
         self.calls.append([t.id for t in targets])
@@ -324,7 +327,12 @@ class FakeGrader:
             needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]
             missing = [s for s in needed if s in blank]
             failures = tuple(Failure(f"test_{s}", f"{s}: {s} is not written yet", symbol=s) for s in missing)
-            results.append(TargetResult(target.id, 10, len(missing), failures))
+            failures += tuple(
+                Failure(f"test_{s}", f"{s}: wrong", symbol=s, case="fake", text="wrong")
+                for s in target.symbols
+                if s in self.wrong
+            )
+            results.append(TargetResult(target.id, 10, len(failures), failures))
         self.clock.advance(self.seconds)
         if self.during is not None:
             self.during()

@@ -87,6 +87,8 @@ def test_needs_point_to_earlier_targets_and_hints_exist():
     seen = set()
     for target in CATALOG.every:
         assert set(target.needs) <= seen, f"{target.id} needs a target listed after it"
+        owners = [CATALOG.owner(s) for s in target.runs]
+        assert all(o is not None and o != target for o in owners), f"{target.id} runs: symbols of other targets"
         assert len(target.hints) >= 3 and target.summary
         seen.add(target.id)
 

@@ -18,6 +18,7 @@ from fsrs import Card, Rating, Scheduler
 
 from drills.store import schedule
 from drills.store.history import History
+from drills.views import render
 from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, said, use_consoles
 
 ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
@@ -132,7 +133,37 @@ def test_full_is_a_card_of_its_own(store):
     record(store, "full", 3000, T0)  # over 45:00: Hard
     full = card_of(store, "full", T0 + 3000)
     assert [r.rating for r in full.reviews] == ["Hard"] and full.target_time == CATALOG.full_time
-    assert card_of(store, "unbroadcast", T0 + 3000).new  # a full run is not a review of each target
+    assert all(not r.full for r in full.reviews)
+
+
+def test_a_full_drills_splits_are_reviews_of_each_target(store, clock):
+    """Each split of a finished full drill reviews its target at the run's end, rated by its segment (the
+    time since the previous split); an abandoned run and one in progress review nothing."""
+    first, second, *rest = CATALOG.ids
+    run = store.start("full", Path("/nowhere/full.py"), T0)
+    store.add_split(run, first, 100)  # 100 s of unbroadcast's 5:00: Easy
+    store.add_split(run, second, 100 + 500)  # 500 s of backward's 10:00: Good
+    store.finish(run, "gave-up", T0 + 900)  # the other targets never passed: not reviewed
+    reset = store.start("full", Path("/nowhere/full.py"), T0 + 1000)
+    store.add_split(reset, rest[0], 10)
+    store.finish(reset, "abandoned", T0 + 1100)
+    ongoing = store.start("full", Path("/nowhere/full.py"), T0 + 2000)
+    store.add_split(ongoing, rest[1], 10)
+    now = T0 + 2100
+    cards = {c.target: c for c in schedule.deck(store, now)}
+    assert [(r.rating, r.time, r.at, r.full) for r in cards[first].reviews] == [("Easy", 100, T0 + 900, True)]
+    assert [(r.rating, r.time) for r in cards[second].reviews] == [("Good", 500)]
+    assert all(cards[t].new for t in rest)
+    assert [r.rating for r in cards["full"].reviews] == ["Again"]  # the run itself: a give-up
+    store.finish(ongoing, "abandoned", now)
+    # a later attempt at the target alone is replayed after the split, in time order
+    record(store, first, 200, T0 + 3000)  # over half of 5:00: Good
+    assert [(r.rating, r.full) for r in card_of(store, first, T0 + 4000).reviews] == [("Easy", True), ("Good", False)]
+    # drill next says so: it called a target drilled in a full drill "never drilled", due now
+    clock.now = T0 + 4 * DAY
+    assert f"{second} (2 days ago)" in said(drill("next")).split("Then:")[1]
+    reason = render.reason(card_of(store, second, clock.now), clock.now)
+    assert reason == "due 2 days ago: last time passed in 8:20 in a full drill (Good)"
 
 
 def test_targets_no_longer_in_the_catalog_are_ignored(store):

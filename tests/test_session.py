@@ -16,7 +16,8 @@ from drills.loop import session
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from grader.catalog import UnknownTarget
-from tests.support import ALL_SYMBOLS, CATALOG, REFERENCE_SOURCE, finish_attempt, write
+from grader.verdict import TargetResult
+from tests.support import ALL_SYMBOLS, CATALOG, IDS, REFERENCE_SOURCE, finish_attempt, write
 
 # ---------------------------------------------------------------------------- start
 
@@ -227,6 +228,10 @@ def test_hint_in_a_full_drill_is_for_the_first_target_not_passed(history, clock,
     assert shown.target == "backward" and shown.shown == CATALOG.get("backward").hints[:1]
     assert session.hint(history, "softmax").shown == CATALOG.get("softmax").hints[:1]
     assert len(session.hint(history, "backward").shown) == 2  # counted per target
+    write(started.path, [s for s in ALL_SYMBOLS if s not in CATALOG.get("backward").symbols])
+    session.check(history, clock)  # backward passes; unbroadcast, which had passed, fails again
+    assert set(history.active().splits) == {"unbroadcast", "backward"}
+    assert session.hint(history, None).target == "unbroadcast"
 
 
 def test_hint_for_a_target_outside_the_attempt_is_refused(history, clock, workspace):
@@ -280,3 +285,52 @@ def test_give_up_while_paused_keeps_the_paused_time(history, clock, workspace):
     clock.advance(3600)
     attempt = session.give_up(history, clock)
     assert attempt.elapsed(clock()) == 75
+
+
+# ---------------------------------------------------------------------------- check, incremental (full drill)
+
+
+def test_a_full_drill_grades_again_only_the_targets_whose_code_changed(history, clock, workspace, fake_grading):
+    started = session.start(history, "full", workspace, clock)
+    path = started.path
+    todo = [s for s in ALL_SYMBOLS if s not in CATALOG.get("unbroadcast").symbols]
+    write(path, todo)
+    session.check(history, clock)
+    assert fake_grading.calls == [IDS]  # nothing graded before: everything
+    path.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    checked = session.check(history, clock)
+    assert len(fake_grading.calls) == 1  # saved as it was: every verdict kept, nothing graded
+    assert [t.passed for t in checked.result.targets] == [True] + [False] * (len(IDS) - 1)
+    assert "not graded again" in checked.result.notes[-1]
+    assert len(history.submissions(checked.attempt)) == 2  # each version kept, as ever
+    path.write_text("# my full drill\n" + path.read_text(encoding="utf-8").replace("\n\n\n", "\n\n"), encoding="utf-8")
+    session.check(history, clock)
+    assert len(fake_grading.calls) == 1  # comments and blank lines: no code changed
+    todo = [s for s in todo if s not in CATALOG.get("softmax").symbols]
+    write(path, todo)
+    checked = session.check(history, clock)
+    assert checked.newly_passed == ("softmax",)
+    assert "softmax" in fake_grading.calls[-1] and "unary" not in fake_grading.calls[-1]
+    assert [t.target for t in checked.result.targets] == IDS  # one verdict, in catalog order
+    # a file that does not parse is graded whole, and so is the one after it
+    path.write_text(path.read_text(encoding="utf-8") + "\ndef broken(:\n", encoding="utf-8")
+    session.check(history, clock)
+    write(path, todo)
+    session.check(history, clock)
+    assert fake_grading.calls[-2:] == [IDS, IDS]
+
+
+def test_reused_verdicts_never_end_an_attempt(history, clock, workspace, fake_grading, monkeypatch):
+    """When kept verdicts make every target pass, the whole file is graded first: its verdict decides."""
+    started = session.start(history, "full", workspace, clock)
+    write(started.path, list(CATALOG.get("unary").symbols))  # unary still to write
+    session.check(history, clock)
+    stale = {t: TargetResult(t, 10, 0) for t in ("unary", "cross-entropy")}  # as if a wrong analysis kept passes
+    monkeypatch.setattr(session, "reused_verdicts", lambda *_: stale)
+    clock.advance(60)
+    started.path.write_text(started.path.read_text(encoding="utf-8") + "\n# saved\n", encoding="utf-8")
+    checked = session.check(history, clock)
+    assert fake_grading.calls[-2:] == [[t for t in IDS if t not in stale], IDS]
+    assert not checked.finished and checked.attempt.in_progress and "unary" not in checked.attempt.splits
+    assert not checked.result.get("unary").passed
+    assert not history.submissions(checked.attempt)[-1].passed  # the full grading is what is kept

@@ -4,15 +4,17 @@ the history that return data; the CLI prints it with drills/views."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from drills.loop.clock import Clock
+from drills.loop.incremental import merge, reused_verdicts
 from drills.loop.stubs import stub_for
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
-from grader.catalog import FULL, format_time, load_catalog
+from grader.catalog import FULL, Target, format_time, load_catalog
 from grader.process import Runner, run_in_subprocess
 from grader.run import grade_file
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
@@ -109,8 +111,15 @@ def check(
     oracle: str = "auto",
     attempt: Attempt | None = None,
     runner: Runner | None = None,
+    incremental: bool = True,
 ) -> Checked:
-    """Grade the attempt's file once; record the source, the splits, and the end when all targets pass."""
+    """Grade the attempt's file once; record the source, the splits, and the end when all targets pass.
+
+    In a drill of several targets, only the targets whose code changed since the last graded version
+    are graded (``incremental``, drills/loop/incremental.py); the others keep their verdicts. An
+    attempt ends only on a grading of every target: when reused verdicts make it pass, the whole
+    file is graded again first.
+    """
     attempt = attempt or require_active(history)
     if attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is paused: run  drill resume  to grade again")
@@ -119,16 +128,26 @@ def check(
     source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
-    try:
-        result = grade_file(
-            attempt.file,
-            load_catalog().drilled(attempt.target),
-            oracle=oracle,
-            label=display(attempt.file),
-            runner=runner or run_in_subprocess,
-        )
-    except GradeError as exc:
-        raise DrillError(str(exc)) from None
+    targets = load_catalog().drilled(attempt.target)
+    reused: dict[str, TargetResult] = {}
+    if incremental and len(targets) > 1:
+        last = history.last_submission(attempt)
+        if last is not None:
+            reused = reused_verdicts(last.source, parse_result(last.result), source, targets)
+
+    def grade(these: Sequence[Target]) -> GradeResult:
+        if not these:
+            return GradeResult(display(attempt.file), (), 0.0)
+        try:
+            return grade_file(
+                attempt.file, these, oracle=oracle, label=display(attempt.file), runner=runner or run_in_subprocess
+            )
+        except GradeError as exc:
+            raise DrillError(str(exc)) from None
+
+    result = merge(grade([t for t in targets if t.id not in reused]), reused, targets)
+    if result.passed and reused:  # the end is never declared on reused verdicts
+        result = grade(targets)
     history.add_submission(attempt, when, elapsed, source, json.dumps(result.to_json()), result.passed)
     attempt = history.get(attempt.id)
     if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
@@ -186,8 +205,9 @@ def hint(history: History, target_id: str | None) -> Hints:
         target = catalog.get(target_id)
         return Hints(target.id, target.hints, 0, counted=False)
     drilled = load_catalog().drilled(attempt.target)
-    if target_id is None:
-        target = next((t for t in drilled if t.id not in attempt.splits), drilled[-1])
+    if target_id is None:  # the first target not passing now (one that passed may fail again)
+        failing = [s.target for s in target_states(attempt, latest_result(history, attempt)) if not s.passed]
+        target = next((t for t in drilled if t.id in failing), drilled[-1])
     else:
         target = catalog.get(target_id)
         if target not in drilled:
@@ -212,11 +232,24 @@ class TargetState:
     """Its verdict on the latest graded version; None before the first grading."""
 
     @property
+    def passed(self) -> bool:
+        """It passes now: by its latest verdict (a split says only that it passed once), or, when no
+        verdict is kept, by its split."""
+        return self.result.passed if self.result is not None else self.split is not None
+
+    @property
+    def regressed(self) -> bool:
+        """It passed once in this attempt (it has its split) and its latest verdict fails."""
+        return self.split is not None and not self.passed
+
+    @property
     def state(self) -> str:
-        """passed, failing, or not graded."""
-        if self.split is not None:
+        """passed, failing (regressed when it passed before), or not graded."""
+        if self.passed:
             return "passed"
-        return "not graded" if self.result is None else "failing"
+        if self.result is None:
+            return "not graded"
+        return "regressed" if self.regressed else "failing"
 
     @property
     def failure(self) -> Failure | None:
@@ -234,10 +267,13 @@ def target_states(attempt: Attempt, latest: GradeResult | None) -> tuple[TargetS
 
 def latest_result(history: History, attempt: Attempt) -> GradeResult | None:
     """The verdict on the attempt's latest graded version, as the history keeps it."""
-    submissions = history.submissions(attempt)
-    if not submissions:
-        return None
+    last = history.last_submission(attempt)
+    return None if last is None else parse_result(last.result)
+
+
+def parse_result(text: str) -> GradeResult | None:
+    """A verdict as the history keeps it; None when it cannot be read."""
     try:
-        return GradeResult.from_json(json.loads(submissions[-1].result))
+        return GradeResult.from_json(json.loads(text))
     except (ValueError, TypeError, AttributeError):
         return None

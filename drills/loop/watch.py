@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from drills.loop.clock import Clock
-from drills.loop.session import Checked, DrillError, TargetState, check, require_active, target_states
+from drills.loop.session import Checked, DrillError, TargetState, check, latest_result, require_active, target_states
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.verdict import Failure
@@ -48,7 +48,7 @@ class WatchState:
 
     @property
     def first_failure(self) -> Failure | None:
-        return next((s.failure for s in self.targets if s.failure is not None and s.split is None), None)
+        return next((s.failure for s in self.targets if s.failure is not None and not s.passed), None)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -62,7 +62,7 @@ def watch_saves(store: History, clock: Clock, oracle: str = "auto") -> Iterator[
 
     attempt = require_active(store)
     file = attempt.file
-    state = WatchState(attempt, target_states(attempt, None))
+    state = WatchState(attempt, target_states(attempt, latest_result(store, attempt)))
     graded_at: tuple[int, int] | None = None  # the file's (mtime, size) when last graded: a save the watcher missed
 
     def stamp() -> tuple[int, int] | None:

@@ -88,10 +88,11 @@ class Attempt:
 
     @property
     def time(self) -> float | None:
-        """The finishing time of a passed attempt."""
-        if self.outcome != "passed":
+        """The finishing time of a passed attempt: the clock at the save that made every target pass
+        (in a full drill, later than its last split when a target that had passed failed again)."""
+        if self.outcome != "passed" or self.ended_at is None:
             return None
-        return max(self.splits.values()) if self.splits else None
+        return self.elapsed(self.ended_at)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,12 @@ class Submission:
 def _text(source: bytes | str) -> str:
     """A stored source as text; bytes that are not UTF-8 survive as surrogates (surrogateescape)."""
     return source if isinstance(source, str) else source.decode("utf-8", "surrogateescape")
+
+
+def _submission(r: sqlite3.Row) -> Submission:
+    return Submission(
+        r["id"], r["attempt_id"], r["graded_at"], r["elapsed"], _text(r["source"]), r["result"], bool(r["passed"])
+    )
 
 
 class History:
@@ -206,16 +213,17 @@ class History:
         """End the attempt if it is still in progress; a paused clock stays stopped at its pause.
 
         An attempt already ended (say, abandoned in another terminal while this one graded) keeps
-        its ending: the first to end it wins.
+        its ending: the first to end it wins. ``now`` before the pause (the save graded while the
+        clock was paused) ends it then: the clock at that save is its time.
         """
         with self.transaction() as db:
             row = db.execute("SELECT paused_at, outcome FROM attempts WHERE id = ?", (attempt.id,)).fetchone()
             if row["outcome"] is None:
-                end = row["paused_at"] if row["paused_at"] is not None else now
+                end = now if row["paused_at"] is None else min(now, row["paused_at"])
                 db.execute(
-                    "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL, "
-                    "paused_total = paused_total + (? - COALESCE(paused_at, ?)) WHERE id = ? AND outcome IS NULL",
-                    (end, outcome, archive, end, end, attempt.id),
+                    "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL "
+                    "WHERE id = ? AND outcome IS NULL",
+                    (end, outcome, archive, attempt.id),
                 )
         return self.get(attempt.id)
 
@@ -253,18 +261,14 @@ class History:
         rows = self.db.execute(
             "SELECT * FROM submissions WHERE attempt_id = ? ORDER BY graded_at, id", (attempt.id,)
         ).fetchall()
-        return [
-            Submission(
-                r["id"],
-                r["attempt_id"],
-                r["graded_at"],
-                r["elapsed"],
-                _text(r["source"]),
-                r["result"],
-                bool(r["passed"]),
-            )
-            for r in rows
-        ]
+        return [_submission(r) for r in rows]
+
+    def last_submission(self, attempt: Attempt) -> Submission | None:
+        """The attempt's latest graded version (without reading the others)."""
+        row = self.db.execute(
+            "SELECT * FROM submissions WHERE attempt_id = ? ORDER BY graded_at DESC, id DESC LIMIT 1", (attempt.id,)
+        ).fetchone()
+        return None if row is None else _submission(row)
 
     def hints(self, attempt: Attempt) -> list[tuple[str, int]]:
         """(target, hints shown) for each target of the attempt that had any, by target."""

@@ -2,8 +2,10 @@
 
 One FSRS card per target, and one for ``full``. A card is never stored: it is derived from the
 history by replaying every finished attempt of its target, in order, as a review at the attempt's
-end time, so the schedule cannot drift from what you did. An abandoned attempt is a reset, not a
-review. The rating comes from the outcome and the time:
+end time, so the schedule cannot drift from what you did. A full drill's split of a core target (its
+first pass within the run) is a review of that target too, at the run's end, its time the split's
+segment (the time spent since the previous split). An abandoned attempt is a reset, not a review.
+The rating comes from the outcome and the time:
 
     gave up (not passed)                     Again
     over the target time, or assisted        Hard
@@ -20,8 +22,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from drills.store.history import Attempt, History
-from drills.store.records import finished
-from grader.catalog import load_catalog
+from drills.store.records import finished, segments
+from grader.catalog import FULL, load_catalog
 
 if TYPE_CHECKING:
     from fsrs import Rating, Scheduler
@@ -51,8 +53,10 @@ class Review:
     rating: str
     """Again, Hard, Good or Easy."""
     time: float | None
-    """The finishing time of a pass; None for a give-up."""
+    """The finishing time of a pass (of a full drill's split: its segment); None for a give-up."""
     assisted: bool
+    full: bool = False
+    """A split of a full drill, not an attempt at the target alone."""
 
 
 @dataclass(frozen=True)
@@ -80,12 +84,17 @@ class TargetCard:
 
 def rate(attempt: Attempt, target_time: float) -> Rating:
     """The fsrs rating of a finished attempt."""
+    time = attempt.time if attempt.time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
+    return rating(attempt.outcome == "passed", time, attempt.assisted, target_time)
+
+
+def rating(passed: bool, time: float, assisted: bool, target_time: float) -> Rating:
+    """The fsrs rating of a pass in ``time`` (or of a give-up)."""
     from fsrs import Rating
 
-    if attempt.outcome != "passed":
+    if not passed:
         return Rating.Again
-    time = attempt.time if attempt.time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
-    if attempt.assisted or time > target_time:
+    if assisted or time > target_time:
         return Rating.Hard
     if time < target_time / 2:
         return Rating.Easy
@@ -96,22 +105,35 @@ def _utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
-def card(target: str, order: int, target_time: int, attempts: Sequence[Attempt], now: float) -> TargetCard:
-    """Replay a target's finished attempts through fsrs."""
-    done = finished(attempts)
+def card(
+    target: str,
+    order: int,
+    target_time: int,
+    attempts: Sequence[Attempt],
+    now: float,
+    full_runs: Sequence[Attempt] = (),
+) -> TargetCard:
+    """Replay a target's finished attempts, and its splits in the finished ``full_runs``, through fsrs."""
+    done: list[tuple[Review, Rating]] = []
+    for attempt in finished(attempts):
+        rated = rate(attempt, target_time)
+        done.append((Review(attempt.id, attempt.ended_at or now, rated.name, attempt.time, attempt.assisted), rated))
+    for run in finished(full_runs):
+        spent = dict(segments(run)).get(target)
+        if spent is not None:
+            rated = rating(True, spent, run.assisted, target_time)
+            done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
     if not done:
         return TargetCard(target, order, target_time, now, (), None)
     from fsrs import Card
 
-    first = _utc(done[0].ended_at or now)
-    state = Card(card_id=order + 1, due=first)  # an explicit id: fsrs would read (and sleep on) the wall clock
-    reviews = []
-    for attempt in done:
-        rating = rate(attempt, target_time)
-        state, _ = scheduler().review_card(state, rating, review_datetime=_utc(attempt.ended_at or now))
-        reviews.append(Review(attempt.id, attempt.ended_at or now, rating.name, attempt.time, attempt.assisted))
+    done.sort(key=lambda review: (review[0].at, review[0].attempt_id))
+    # an explicit id: fsrs would read (and sleep on) the wall clock
+    state = Card(card_id=order + 1, due=_utc(done[0][0].at))
+    for review, rated in done:
+        state, _ = scheduler().review_card(state, rated, review_datetime=_utc(review.at))
     due = state.due.timestamp()
-    return TargetCard(target, order, target_time, due, tuple(reviews), state.stability)
+    return TargetCard(target, order, target_time, due, tuple(review for review, _ in done), state.stability)
 
 
 def deck(history: History, now: float) -> tuple[TargetCard, ...]:
@@ -120,9 +142,11 @@ def deck(history: History, now: float) -> tuple[TargetCard, ...]:
     by_target: dict[str, list[Attempt]] = {}
     for attempt in history.attempts():
         by_target.setdefault(attempt.target, []).append(attempt)
+    runs = by_target.get(FULL, [])
     return tuple(
-        card(drill_id, i, catalog.target_time(drill_id), by_target.get(drill_id, []), now)
+        card(drill_id, i, catalog.target_time(drill_id), by_target.get(drill_id, []), now, runs if core else ())
         for i, drill_id in enumerate(catalog.drill_ids)
+        for core in [drill_id in catalog.ids]
     )
 
 

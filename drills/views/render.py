@@ -229,6 +229,8 @@ def reason(card: TargetCard, now: float) -> str:
     last = card.last
     assert last is not None
     did = "you gave up" if last.time is None else f"passed in {format_time(last.time)}"
+    if last.full:
+        did += " in a full drill"
     if last.time is not None and last.assisted:
         did += " with help"
     when = due_in(card.due - now)

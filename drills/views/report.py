@@ -106,6 +106,10 @@ def check_view(checked: Checked, now: float) -> RenderableType:
     parts: list[RenderableType] = [grade_report(checked.result)]
     for target in checked.newly_passed:
         parts.append(Text(f" ✓ {target} passed at {format_time(checked.elapsed)}", style="green"))
+    for tr in checked.result.targets:
+        split = checked.attempt.splits.get(tr.target)
+        if split is not None and not tr.passed:
+            parts.append(Text(f" ✗ {tr.target} passed at {format_time(split)} and fails now", style="red"))
     parts.append(
         Text(
             f" Clock: {format_time(checked.attempt.elapsed(now))}. Fix the first failure above, save, and check again "
@@ -135,15 +139,25 @@ def finish_view(
 
 
 def state_line(state: TargetState, clock: str) -> Text:
-    """A target's line: ✓ and its split, ✗ and the failure to fix first, or · not graded yet."""
-    if state.split is not None:
-        return Text(f"   ✓ {state.target:<14} passed at {format_time(state.split)}", style="green")
+    """A target's line: ✓ and its split, ✗ and the failure to fix first (a target that passed and
+    fails again too), or · not graded yet."""
+    if state.passed:
+        at = f" at {format_time(state.split)}" if state.split is not None else ""
+        return Text(f"   ✓ {state.target:<14} passed{at}", style="green")
     if state.result is None:
         return Text(f"   · {state.target:<14} {clock}not graded yet", style="dim")
     text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
+    if state.regressed:
+        text.append(f"fails again (passed at {format_time(state.split or 0)}): ", style="red")
+    return text.append(failing_detail(state), style="default")
+
+
+def failing_detail(state: TargetState) -> str:
+    """What a failing target's line says: its failure to fix first, or why its tests did not run."""
     failure = state.failure
-    detail = failure.headline if failure is not None else state.result.not_run_line or ""
-    return text.append(detail, style="default")
+    if failure is not None:
+        return failure.headline
+    return state.result.not_run_line or "" if state.result is not None else ""
 
 
 def attempt_head(attempt: Attempt, now: float) -> Text:
@@ -160,13 +174,14 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
     head = Text(f" {attempt.target}", style="bold").append(f"  {format_time(attempt.elapsed(now))}{paused}  target {target}")
     lines: list[RenderableType] = [head.append(f"   {display(attempt.file)}")]
     for s in states:
-        if s.split is not None:
-            mark, detail = Text("✓", style="green"), f"at {format_time(s.split)}"
+        if s.passed:
+            mark, detail = Text("✓", style="green"), f"at {format_time(s.split)}" if s.split is not None else ""
         elif s.result is None:
             mark, detail = Text("·"), "save your file, or run drill check"
         else:
-            mark = Text("✗", style="red")
-            detail = s.failure.headline if s.failure is not None else s.result.not_run_line or ""
+            mark, detail = Text("✗", style="red"), failing_detail(s)
+            if s.regressed:
+                detail = f"(passed at {format_time(s.split or 0)}) {detail}"
         lines.append(Text("   ").append_text(mark).append(f" {s.target:<14} {s.state:<11} {detail}"))
     lines.append(next_step("drill resume" if attempt.paused else "drill watch"))
     return Group(*lines)
