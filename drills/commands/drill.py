@@ -68,6 +68,7 @@ def watch(term: Terminal, oracle: str) -> int:
         attempt = session.require_active(store)
         live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
         state: WatchState | None = None
+        interrupted = False
         try:
             if live is None:
                 out.print(lines.watching_line(attempt))
@@ -84,11 +85,11 @@ def watch(term: Terminal, oracle: str) -> int:
                     show_finish(term, store, state.checked)
                 live.update(report.watch_screen(state, term.clock()), refresh=True)
         except KeyboardInterrupt:
-            state = None
+            interrupted = True
         finally:
             if live is not None:
                 live.stop()
-        if state is None or state.ended == "quit":
+        if state is None or interrupted or state.ended == "quit":
             watched = store.get(state.attempt.id if state is not None else attempt.id)
             if watched.in_progress:
                 out.print(lines.stopped_watching(watched, term.clock()))
