@@ -79,6 +79,8 @@ def test_output_cut_by_the_grader_is_counted_and_said():
     assert cut.printed == (["a", "b"], 12345)
     shown = text(report.failure_view(cut))
     assert "│ a" in shown and "│ b" in shown and "... 12,345 more lines (output was cut)" in shown
+    wide = text(report.failure_view(Failure("t", "x [c]: wrong", "x", "c", "wrong", output="y" * 5000)), width=10_000)
+    assert "y" * report.LINE_CHARS + "…" in wide and "y" * (report.LINE_CHARS + 1) not in wide
 
 
 def test_a_report_names_each_target_the_first_failure_and_why_tests_did_not_run():

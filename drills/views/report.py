@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 OUTPUT_LINES = 20
 """How many of the lines a failed test printed are shown under its failure (the first ones)."""
+LINE_CHARS = 200
+"""How much of one printed line is shown."""
 
 
 def failure_view(failure: Failure) -> Text:
@@ -44,7 +46,7 @@ def failure_view(failure: Failure) -> Text:
     if printed or cut:
         text.append("\n  your code printed:", style="dim")
         for line in printed[:OUTPUT_LINES]:
-            text.append(f"\n  │ {line}", style="dim")
+            text.append(f"\n  │ {line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + '…'}", style="dim")
         more = max(0, len(printed) - OUTPUT_LINES) + cut
         if more:
             said = f"... {more:,} more line{'s' if more != 1 else ''}" + (" (output was cut)" if cut else "")
