@@ -9,6 +9,10 @@ spawn) or impossible (Windows). There an interpreter is started ahead of time, i
 and waits for one grading, which it runs itself before it exits; the next one is already warming
 up meanwhile (``SpawnRunner``, ``python -m grader.worker --once``).
 
+A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the Linux worker
+kills its fork on SIGUSR1 and stays warm; elsewhere the interpreter running it is killed. The call
+that asked for it raises Cancelled.
+
 Neither the worker nor a grading outlives ``drill watch``: the worker runs in its own session (a
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
 it is told to stop (SIGTERM, SIGINT, SIGHUP), and, should ``drill watch`` die without a word
