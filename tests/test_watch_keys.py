@@ -21,9 +21,11 @@ from tests.support import (
     HANGS_FOR_GOOD,
     REFERENCE_SOURCE,
     ROOT,
+    active,
     descendants,
     drill,
     in_unbroadcast,
+    latest,
     open_store,
     wait_until,
 )
@@ -102,10 +104,10 @@ def graded(screen: str) -> bool:
 
 
 def submissions() -> list[str]:
+    """The sources graded of the latest attempt, as the history has them."""
     store = open_store()
     try:
-        active = store.attempts()[-1]
-        return [s.source for s in store.submissions(active)]
+        return [s.source for s in store.submissions(latest())]
     finally:
         store.close()
 
@@ -134,15 +136,22 @@ def test_the_keys_of_a_watch_started_paused(workspace):
         term.shows("Next due:")  # the scoreboard and what comes next, above the screen
         term.child.send("d")
         term.wait(lambda screen: screen.count("│ def unbroadcast(") == 2, "the diff after passing: yours, the reference")
-        # another attempt starts (as drill next --start would, in another terminal): the watch follows it
+        # another attempt starts, in another terminal: the watch follows it
         drill("start", "arith")
         term.wait(lambda screen: bool(re.search(r"^ arith +\d+:\d\d ▶", screen, re.M)), "the next attempt followed")
         term.wait(lambda screen: graded(screen) and FAILED.search(screen).group(1) == "arith", "its verdict")
+        # ended there too: the watch waits, says so, and follows the one drill next --start starts
+        drill("give-up")
+        term.shows("ended elsewhere (gave-up)")
+        drill("next", "--start")
+        chosen = active()
+        assert chosen is not None
+        term.wait(lambda screen: bool(re.search(rf"^ {chosen.target} +\d+:\d\d ▶", screen, re.M)), "drill next followed")
         term.child.sendintr()  # Ctrl-C: a clean goodbye, the clock still running
         assert term.end() == 0, term.said[-2000:]
     finally:
         term.kill()
-    assert "Stopped watching. The clock of arith keeps running" in " ".join(term.said.split())
+    assert f"Stopped watching. The clock of {chosen.target} keeps running" in " ".join(term.said.split())
     assert "Traceback" not in term.said
 
 

@@ -14,7 +14,7 @@ in another terminal), the watch stays and follows the next one started. Without 
 the watch ends with its attempt. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm grader
 is closed either way.
 
-The clock is the history's: the state re-reads the attempt every second, so a ``drill pause`` in
+The clock is the history's: the watch re-reads the attempt four times a second, so a ``drill pause`` in
 another terminal shows here, and closing this one stops nothing.
 """
 
@@ -34,6 +34,7 @@ from drills.loop.diff import Comparison, compare
 from drills.loop.session import Checked, DrillError, Hints, TargetState, check, require_active, target_states
 from drills.store.history import Attempt, History
 from drills.store.paths import display
+from grader.catalog import load_catalog
 from grader.process import Cancelled, stopped_with_us
 from grader.verdict import Failure
 from grader.worker import warm_runner
@@ -43,6 +44,10 @@ DEBOUNCE_MS = 5
 
 TICK = 1.0
 """Seconds between two states when nothing happens: the clock on screen moves on."""
+
+LOOK = 0.25
+"""Seconds between two looks at the history: a pause, a resume, an attempt ended or started
+elsewhere shows within this."""
 
 KEYS = {"h": "hint", "p": "pause", "r": "grade", "d": "diff", "q": "quit"}
 """The keys of an interactive watch, and what each does."""
@@ -226,22 +231,26 @@ class _Watch:
         if attempt.file.exists() and not attempt.paused:
             self._grade()
         yield self.state
-        tick = time.monotonic() + TICK
+        tick = look = time.monotonic()
         while True:
             try:
-                kind, data = self.events.get(timeout=max(0.0, tick - time.monotonic()))
+                kind, data = self.events.get(timeout=max(0.0, min(tick + TICK, look + LOOK) - time.monotonic()))
             except queue.Empty:
-                kind, data = "tick", None
-            self.state = replace(self.state, graded=False, shown=None)
+                kind, data = "look", None
+            before = self.state = replace(self.state, graded=False, shown=None)
             if kind == "key":
                 self._press(str(data))
             elif kind == "saved" and data == self.state.attempt.file and self._running():
                 self._grade()
             elif kind == "graded" and not self._take(*data):
                 continue  # stale: nothing to show
-            if kind == "tick" or time.monotonic() >= tick:
+            now = time.monotonic()
+            if now >= look + LOOK:
                 self._refresh()
-                tick = time.monotonic() + TICK
+                look = now
+            if kind == "look" and self.state == before and now < tick + TICK:
+                continue  # nothing new, and the clock on screen can wait
+            tick = now
             yield self.state
             if self.state.ended:
                 return
@@ -291,7 +300,7 @@ class _Watch:
         return True
 
     def _refresh(self) -> None:
-        """Every second: the attempt as the history has it now (paused, resumed, ended elsewhere), a
+        """Every LOOK: the attempt as the history has it now (paused, resumed, ended elsewhere), a
         save the watcher missed, and, once the attempt ended, the next one started."""
         state = self.state
         if state.finished is not None:
@@ -331,7 +340,7 @@ class _Watch:
                 self._cancel()
                 self.state = replace(self.state, ended="quit")
             elif action == "hint":
-                self.state = replace(state, shown=session.hint(self.store, state.attempt.target if state.finished else None))
+                self.state = replace(state, shown=session.hint(self.store, _hinted(state)))
             elif action == "pause":
                 self._pause_or_resume()
             elif action == "grade":
@@ -339,11 +348,10 @@ class _Watch:
                     raise DrillError(PAUSED if state.attempt.paused else "the attempt has ended: nothing to grade")
                 self._grade()
             elif action == "diff":
-                splits = state.attempt.splits
-                if not splits:
+                if not state.attempt.splits:
                     raise DrillError("d shows the diff with the reference once a target has passed")
-                self.state = replace(state, shown=compare(self.store, max(splits, key=splits.__getitem__), peek=False))
-        except DrillError as exc:
+                self.state = replace(state, shown=compare(self.store, _last_passed(state.attempt), peek=False))
+        except (DrillError, LookupError) as exc:  # LookupError: an unknown target
             self.state = replace(self.state, message=str(exc))
 
     def _pause_or_resume(self) -> None:
@@ -361,6 +369,19 @@ class _Watch:
 
 PAUSED = "the clock is paused: p resumes it, and grades"
 """Why r grades nothing."""
+
+
+def _last_passed(attempt: Attempt) -> str:
+    return max(attempt.splits, key=attempt.splits.__getitem__)
+
+
+def _hinted(state: WatchState) -> str | None:
+    """Whose hints h shows: the next target's while the attempt runs (None: session.hint chooses);
+    once it ended, those of the target passed last (or its first)."""
+    if state.finished is None:
+        return None
+    attempt = state.attempt
+    return _last_passed(attempt) if attempt.splits else load_catalog().drilled(attempt.target)[0].id
 
 
 def _latest(state: WatchState) -> Any:
