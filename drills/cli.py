@@ -217,7 +217,7 @@ def check(oracle: OracleOption = "auto") -> None:
 
 @app.command()
 def watch(oracle: OracleOption = "auto") -> None:
-    """Re-grade on every save, with a live timer per target; exits with the scoreboard when all pass."""
+    """Re-grade on every save, with a live timer per target; in a terminal, keys: h hint, p pause/resume, r grade, d diff, q quit."""
     from drills.commands import drill
 
     run(drill.watch, oracle)

@@ -22,6 +22,7 @@ from grader import batch
 from grader.catalog import load_catalog
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
+from grader.output import OUTPUT_CHARS, bounded_output, cut_in, kept, size
 from grader.process import PARENT_ENV
 from grader.sandbox import cap_memory, load_solution, time_limit
 from reference import ENGINE
@@ -131,19 +132,21 @@ class NotRun(Exception):  # noqa: N818 - not an error: a test that was not run
     """Raised in a test's setup to skip it: an earlier test of its target ran past its time limit."""
 
 
-@pytest.hookimpl(wrapper=True)
+# NOTE: trylast: inside pytest's own capture, which sets sys.stdout as each phase starts; what the
+# user's code prints goes to a bounded sink instead (grader/output.py).
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     stopped = [f"{t} ({_TIMED_OUT[t]})" for t in _targets_of(item) if t in _TIMED_OUT]
     if stopped:
         raise NotRun(f"an earlier test of {', '.join(stopped)} ran past its time limit")
-    with time_limit(item.config.getoption("test_timeout")):
+    with bounded_output(item, "setup"), time_limit(item.config.getoption("test_timeout")):
         return (yield)
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     batched = batch.PARAM in getattr(getattr(item, "callspec", None), "params", {})  # each case is timed instead
-    with time_limit(0 if batched else item.config.getoption("test_timeout")):
+    with bounded_output(item, "call"), time_limit(0 if batched else item.config.getoption("test_timeout")):
         return (yield)
 
 
@@ -227,6 +230,8 @@ class Reporter:
         self.targets: dict[str, list[str]] = {}
         self.exitstatus = 0
         self.lingering: list[threading.Thread] = []
+        self.cut = 0
+        """Bytes printed beyond what the grader keeps, over the whole grading."""
         parent = os.environ.get(PARENT_ENV, "")
         if parent.isdigit():
             watchdog = threading.Thread(target=_watch_parent, args=(int(parent),), name="drill-watchdog", daemon=True)
@@ -255,6 +260,8 @@ class Reporter:
         self._write({"event": "start", "nodeid": nodeid})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        lines_cut, bytes_cut = cut_in(report.user_properties, report.when or "")
+        self.cut += bytes_cut
         not_run = getattr(report, "drill_not_run", None)
         if not_run is None and report.when != "call" and not report.failed:
             return
@@ -266,7 +273,7 @@ class Reporter:
                 "outcome": "not_run" if not_run is not None else report.outcome,
                 "message": not_run if not_run is not None else report.longreprtext if report.failed else "",
                 "failure": getattr(report, "drill_failure", None) if report.failed else None,
-                "output": _tail(report.capstdout + report.capstderr) if report.failed else "",
+                "output": kept(report.capstdout + report.capstderr, lines_cut) if report.failed else "",
                 "duration": round(report.duration, 6),
             }
         )
@@ -278,6 +285,11 @@ class Reporter:
             t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()
         ]
         notes = []
+        if self.cut:
+            notes.append(
+                f"your code printed {size(self.cut)} more than the grader keeps (the first {size(OUTPUT_CHARS)} "
+                "of each test): the output was cut"
+            )
         if self.lingering:
             names = ", ".join(t.name for t in self.lingering[:3])
             if len(self.lingering) > 3:
@@ -300,14 +312,6 @@ class Reporter:
                 except (OSError, ValueError):
                     pass
             os._exit(self.exitstatus)
-
-
-OUTPUT_CHARS = 4000
-"""How much of what a failed test printed its result carries: the end, where the failure is."""
-
-
-def _tail(text: str) -> str:
-    return text if len(text) <= OUTPUT_CHARS else "...\n" + text[-OUTPUT_CHARS:]
 
 
 def _watch_parent(parent: int, interval: float = 0.2) -> None:

@@ -42,6 +42,10 @@ Stalled = Callable[[], str | None]
 """Polled while a grading runs: the test that has run far past its time limit, if any."""
 
 
+class Cancelled(Exception):  # noqa: N818 - not an error: a grading no longer wanted
+    """A grading stopped on purpose before its verdict (``cancel``: a newer save is to be graded)."""
+
+
 class Runner(Protocol):
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         """Run pytest with ``args`` in a child; its exit status (-N: killed by signal N; TIMED_OUT;

@@ -13,6 +13,10 @@ class GradeError(RuntimeError):
     """The grader could not give a verdict (a problem of the setup, not of the solution)."""
 
 
+CUT_MARK = "[output cut: "
+"""How a failure's ``output`` ends when the test printed more than the grader keeps."""
+
+
 @dataclass(frozen=True)
 class Failure:
     """A test that ran and failed: the grader's verdict, whole (``message``) and in parts."""
@@ -33,7 +37,8 @@ class Failure:
     notes: tuple[str, ...] = ()
     """Other symbols found wrong too, that this failure may come from."""
     output: str = ""
-    """What the test printed (stdout, then stderr), its end when long."""
+    """What the test printed (stdout and stderr, as written), its start when long: then a last line
+    says how much was cut (``[output cut: N more lines not kept]``, grader/conftest.py)."""
 
     @property
     def headline(self) -> str:
@@ -41,6 +46,15 @@ class Failure:
         if self.symbol is None:
             return self.text or self.message.partition("\n")[0]
         return f"{self.symbol} [{self.case}]: {self.text}"
+
+    @property
+    def printed(self) -> tuple[list[str], int]:
+        """What the test printed, as the lines kept, and how many more lines were cut."""
+        lines = self.output.rstrip().splitlines()
+        if lines and lines[-1].startswith(CUT_MARK):
+            digits = "".join(c for c in lines[-1] if c.isdigit())
+            return lines[:-1], int(digits or 0)
+        return lines, 0
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Failure:

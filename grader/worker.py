@@ -9,6 +9,10 @@ spawn) or impossible (Windows). There an interpreter is started ahead of time, i
 and waits for one grading, which it runs itself before it exits; the next one is already warming
 up meanwhile (``SpawnRunner``, ``python -m grader.worker --once``).
 
+A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the Linux worker
+kills its fork on SIGUSR1 and stays warm; elsewhere the interpreter running it is killed. The call
+that asked for it raises Cancelled.
+
 Neither the worker nor a grading outlives ``drill watch``: the worker runs in its own session (a
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
 it is told to stop (SIGTERM, SIGINT, SIGHUP), and, should ``drill watch`` die without a word
@@ -36,6 +40,7 @@ from grader.process import (
     PARENT_ENV,
     STOP_SIGNALS,
     TIMED_OUT,
+    Cancelled,
     Stalled,
     grading_env,
     kill_tree,
@@ -70,6 +75,12 @@ def _end(status: int) -> None:
 
 def _on_stop(signum: int, frame: FrameType | None) -> None:
     _end(128 + signum)
+
+
+def _on_cancel(signum: int, frame: FrameType | None) -> None:
+    """SIGUSR1: kill the grading under way (its reply still comes); the worker stays, warm."""
+    if _grading is not None:
+        kill_tree(_grading)
 
 
 def _preload() -> None:
@@ -108,6 +119,7 @@ def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -
             os.setpgid(0, 0)  # its own group: a timeout kills whatever the user's code started
             for signum in STOP_SIGNALS:  # not the worker's handlers: those are for the worker
                 signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
             os.environ[PARENT_ENV] = str(worker)  # the grading ends itself if the worker is gone
             os.close(read_end)
             devnull = os.open(os.devnull, os.O_RDWR)
@@ -163,6 +175,7 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
     parent = _parent()
     for signum in STOP_SIGNALS:
         signal.signal(signum, _on_stop)
+    signal.signal(signal.SIGUSR1, _on_cancel)
     _preload()
     try:
         if _orphaned(parent):
@@ -201,7 +214,11 @@ class SpawnRunner:
 
     def __init__(self) -> None:
         self.next: subprocess.Popen[str] | None = None
+        self.current: subprocess.Popen[str] | None = None
+        """The interpreter running the grading under way."""
         self.lock = threading.Lock()
+        self.cancelled = False
+        self.closed = False
 
     def _spawn(self) -> subprocess.Popen[str]:
         return subprocess.Popen(
@@ -222,22 +239,39 @@ class SpawnRunner:
 
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         with self.lock, tempfile.TemporaryDirectory(prefix="drill-grading-") as tmp:
+            if self.closed:
+                raise Cancelled
             self.warm_up()
             proc, self.next = self.next, None
             assert proc is not None and proc.stdin is not None
+            self.cancelled, self.current = False, proc
             path = Path(tmp) / "output.txt"
-            with path.open("w+b") as output:
-                try:
-                    proc.stdin.write(json.dumps({"args": args, "output": str(path)}) + "\n")
-                    proc.stdin.close()
-                except (BrokenPipeError, OSError):  # it died while waiting: wait_for reports its status
-                    pass
-                result = wait_for(proc, output, timeout, stalled)
+            try:
+                with path.open("w+b") as output:
+                    try:
+                        proc.stdin.write(json.dumps({"args": args, "output": str(path)}) + "\n")
+                        proc.stdin.close()
+                    except (BrokenPipeError, OSError):  # it died while waiting: wait_for reports its status
+                        pass
+                    result = wait_for(proc, output, timeout, stalled)
+            finally:
+                self.current = None
+            if self.cancelled or self.closed:
+                raise Cancelled
             self.warm_up()
             return result
 
+    def cancel(self) -> None:
+        """Stop the grading under way, if any: its call raises Cancelled."""
+        proc = self.current
+        if proc is not None:
+            self.cancelled = True
+            kill_tree(proc.pid)
+
     def close(self) -> None:
-        """End the interpreter that was warming up for the next grading."""
+        """End the interpreter that was warming up for the next grading, and the grading under way."""
+        self.closed = True
+        self.cancel()
         if self.next is not None:
             kill_tree(self.next.pid)
             self.next.wait()
@@ -252,6 +286,9 @@ class WarmRunner:
     def __init__(self) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.lock = threading.Lock()
+        self.busy = False
+        self.cancelled = False
+        self.closed = False
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -278,27 +315,50 @@ class WarmRunner:
 
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         with self.lock, stopped_with_us(self.stop_worker):
-            for _ in range(2):
-                if self.proc is None or self.proc.poll() is not None:
-                    self.start()
-                assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
-                try:
-                    self.proc.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
-                    self.proc.stdin.flush()
-                    line = self.proc.stdout.readline()
-                except BrokenPipeError:
-                    line = ""
-                except BaseException:  # KeyboardInterrupt, SystemExit: the grading goes with the command
-                    self.stop_worker()
-                    raise
-                if line:
-                    reply = json.loads(line)
-                    return int(reply["status"]), str(reply["output"])
-                self.proc = None  # the worker died: start another once
-            raise RuntimeError("the grading worker keeps dying")
+            self.cancelled, self.busy = False, True
+            try:
+                return self._grade(args, timeout)
+            finally:
+                self.busy = False
+
+    def _grade(self, args: list[str], timeout: float) -> tuple[int, str]:
+        for _ in range(2):
+            if self.closed:
+                raise Cancelled
+            if self.proc is None or self.proc.poll() is not None:
+                self.start()
+            proc = self.proc
+            assert proc is not None and proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+            except (BrokenPipeError, ValueError):  # ValueError: closed meanwhile (close)
+                line = ""
+            except BaseException:  # KeyboardInterrupt, SystemExit: the grading goes with the command
+                self.stop_worker()
+                raise
+            if self.cancelled or self.closed:
+                raise Cancelled
+            if line:
+                reply = json.loads(line)
+                return int(reply["status"]), str(reply["output"])
+            self.proc = None  # the worker died: start another once
+        raise RuntimeError("the grading worker keeps dying")
+
+    def cancel(self) -> None:
+        """Stop the grading under way, if any: its call raises Cancelled; the worker stays, warm (SIGUSR1)."""
+        proc = self.proc
+        if self.busy and proc is not None and proc.poll() is None:
+            self.cancelled = True
+            try:
+                os.kill(proc.pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                pass
 
     def close(self) -> None:
-        """End the worker, and any grading it is running."""
+        """End the worker, and any grading it is running (whose call raises Cancelled)."""
+        self.closed = True
         if self.proc is not None and self.proc.poll() is None:
             assert self.proc.stdin is not None
             try:

@@ -21,11 +21,12 @@ import pytest
 from grader import process as grading
 from grader.catalog import load_catalog
 from grader.oracle import RECORDING
-from grader.process import stopped_with_us
+from grader.process import Cancelled, stopped_with_us
 from grader.run import Limits, grade_file
-from grader.worker import WarmRunner
+from grader.worker import SpawnRunner, WarmRunner
 from tests.support import (
     HANGS_FOR_GOOD,
+    STARTED_WITHIN,
     count_tests,
     end_and_check,
     hangs,
@@ -34,6 +35,7 @@ from tests.support import (
     run_drill,
     spawn_drill,
     start_drill,
+    wait_until,
 )
 from tests.support import REFERENCE_SOURCE as SOURCE
 
@@ -114,6 +116,39 @@ def test_the_warm_worker_ends_with_its_tests_too(tmp_path):
         result = grade_file(solution, [load_catalog().get("unbroadcast")], runner=runner)
         assert time.monotonic() - began < 60
         assert result.passed and f"left {CALLS} threads running" in result.notes[0]
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("runner_class", [WarmRunner, SpawnRunner])
+def test_a_cancelled_grading_ends_at_once_and_the_runner_grades_the_next(runner_class, tmp_path, monkeypatch):
+    """drill watch cancels the grading of a version saved over: the call raises Cancelled, what the
+    user's code started is gone, and the next grading runs (the Linux worker stays warm)."""
+    monkeypatch.setenv("DRILL_TEST_TIMEOUT", "600")
+    started, solution = tmp_path / "started", tmp_path / "solution.py"
+    solution.write_text(hangs(started))
+    unbroadcast = [load_catalog().get("unbroadcast")]
+    runner = runner_class()
+    outcome: list[object] = []
+
+    def grade() -> None:
+        try:
+            outcome.append(grade_file(solution, unbroadcast, runner=runner))
+        except Cancelled as exc:
+            outcome.append(exc)
+
+    try:
+        grading = threading.Thread(target=grade)
+        grading.start()
+        wait_until(started.exists, STARTED_WITHIN, "the user's code did not start")
+        worker = getattr(runner, "proc", None)
+        runner.cancel()
+        grading.join(timeout=30)
+        assert not grading.is_alive() and isinstance(outcome[0], Cancelled)
+        wait_until(lambda: not naming(str(started)), 10, "what the cancelled grading started outlived it")
+        solution.write_text(SOURCE)
+        assert grade_file(solution, unbroadcast, runner=runner).passed
+        assert getattr(runner, "proc", None) is worker  # the same warm worker (None: SpawnRunner)
     finally:
         runner.close()
 

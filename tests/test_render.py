@@ -66,10 +66,21 @@ def test_a_failure_shows_its_parts_and_what_the_code_printed():
     assert "your code printed:" in shown and "│ step 1" in shown and "│ step 2" in shown
 
 
-def test_long_printed_output_keeps_its_end():
+def test_long_printed_output_shows_its_start_then_how_many_more_lines():
     noisy = Failure("t", "x [c]: wrong", "x", "c", "wrong", output="".join(f"line {i}\n" for i in range(100)))
     shown = text(report.failure_view(noisy))
-    assert "line 99" in shown and "line 87" not in shown and f"its last {report.OUTPUT_LINES} lines" in shown
+    last = report.OUTPUT_LINES - 1
+    assert f"│ line {last}\n" in shown and f"line {last + 1}\n" not in shown
+    assert f"... {100 - report.OUTPUT_LINES} more lines" in shown and "cut" not in shown
+
+
+def test_output_cut_by_the_grader_is_counted_and_said():
+    cut = Failure("t", "x [c]: wrong", "x", "c", "wrong", output="a\nb\n[output cut: 12,345 more lines not kept]\n")
+    assert cut.printed == (["a", "b"], 12345)
+    shown = text(report.failure_view(cut))
+    assert "│ a" in shown and "│ b" in shown and "... 12,345 more lines (output was cut)" in shown
+    wide = text(report.failure_view(Failure("t", "x [c]: wrong", "x", "c", "wrong", output="y" * 5000)), width=10_000)
+    assert "y" * report.LINE_CHARS + "…" in wide and "y" * (report.LINE_CHARS + 1) not in wide
 
 
 def test_a_report_names_each_target_the_first_failure_and_why_tests_did_not_run():
@@ -132,10 +143,36 @@ def test_the_watch_screen_ticks_and_shows_the_failure_to_fix_first():
     state = WatchState(drill, (TargetState("unbroadcast", None, TargetResult("unbroadcast", 18, 1, (FAILURE,))),))
     shown = text(report.watch_screen(state, T0 + 61))
     assert "unbroadcast  1:01 ▶  target 5:00" in shown
-    assert "✗ unbroadcast    1:01  unbroadcast [prepended-one-axis]" in shown
-    assert "hint: sum the leading axis" in shown  # the whole failure under the targets
+    assert "✗ unbroadcast    1:01  1 of 18 tests failed" in shown
+    assert shown.count("unbroadcast [prepended-one-axis]: raised ValueError: bad") == 1  # the failure, once
+    assert "hint: sum the leading axis" in shown  # the whole failure under its target
+    assert "grading" not in shown and "q quit" not in shown  # no keys when the output is piped
     paused = report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets), T0 + 61)
     assert "0:30 ⏸ paused" in text(paused)
+
+
+def test_the_live_watch_marks_a_grading_and_names_its_keys():
+    state = WatchState(attempt(), (TargetState("unbroadcast", None, None),), grading=True, keys=True)
+    shown = text(report.watch_screen(state, T0 + 61))
+    assert "1:01 ▶  target 5:00  ⟳ grading" in shown
+    assert "h hint · p pause · r grade · d diff · q quit" in shown
+    paused = text(report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets, keys=True), T0 + 61))
+    assert "p resume" in paused and "saves are graded on resume" in paused
+    passed = text(report.watch_screen(WatchState(attempt(), state.targets, finished="passed", keys=True), T0 + 61))
+    assert "✓ passed" in passed and "d diff" in passed and "this watch follows it" in passed
+
+
+def test_each_failing_target_of_the_watch_shows_its_count_and_first_failure_once():
+    other = Failure("t2", "Tensor.exp [x]: wrong", "Tensor.exp", "x", "wrong")
+    targets = (
+        TargetState("unbroadcast", 30.0, TargetResult("unbroadcast", 18, 0)),
+        TargetState("backward", None, TargetResult("backward", 20, 2, (FAILURE, FAILURE))),
+        TargetState("arith", None, TargetResult("arith", 30, 1, (other,))),
+    )
+    shown = text(report.watch_screen(WatchState(attempt("full"), targets, keys=True), T0 + 61))
+    assert "2 of 20 tests failed" in shown and "1 of 30 tests failed" in shown
+    assert shown.count("raised ValueError: bad") == 1 and "hint: sum the leading axis" in shown
+    assert shown.count("Tensor.exp [x]: wrong") == 1  # the second target's first failure: its headline
 
 
 # ---------------------------------------------------------------------------- records

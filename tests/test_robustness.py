@@ -97,6 +97,18 @@ CASES = [
         passes=True,
     ),
     Case(
+        "prints-then-fails",
+        in_unbroadcast("import sys\nprint('to stdout')\nsys.stderr.write('to stderr\\n')\nsys.stdout.buffer.write(b'as bytes\\n')\nreturn grad"),
+        "unbroadcast",
+        ("your code printed:", "│ to stdout │ to stderr", "│ as bytes"),  # in the order written (the bytes bypass the text buffer)
+    ),
+    Case(
+        "prints-10-mb-then-fails",
+        in_unbroadcast("print('x' * 10_000_000)\nreturn grad"),
+        "unbroadcast",
+        ("tests failed", "your code printed:", "more line (output was cut)", "MB more than the grader keeps"),
+    ),
+    Case(
         "mutates-its-inputs",
         MUTATES,
         "unbroadcast",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -56,36 +57,44 @@ def check(term: Terminal, oracle: str) -> int:
 
 
 def watch(term: Terminal, oracle: str) -> int:
-    """Grade on every save with a live screen; the exit status: 0 passed or stopped, 1 ended elsewhere."""
+    """Grade on every save with a live screen (and keys, in a terminal); the exit status: 0 passed,
+    stopped or quit, 1 ended elsewhere."""
     from rich.live import Live
 
+    from drills.commands.keys import keyboard
     from drills.loop.watch import WatchState, watch_saves
 
     out = term.out
-    with history(term) as store:
+    with history(term) as store, keyboard() if out.is_terminal else nullcontext() as keys:
         attempt = session.require_active(store)
         live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
         state: WatchState | None = None
+        interrupted = False
         try:
             if live is None:
                 out.print(lines.watching_line(attempt))
             else:
                 live.start()
-            for state in watch_saves(store, term.clock, oracle=oracle):
-                if live is not None:
-                    live.update(report.watch_screen(state, term.clock()), refresh=True)
-                elif state.graded:
-                    out.print(report.watch_screen(state, term.clock()))
+            for state in watch_saves(store, term.clock, oracle=oracle, keys=keys):
+                if live is None:
+                    if state.graded:
+                        out.print(report.watch_screen(state, term.clock()))
+                    continue
+                if state.shown is not None:  # printed above the live screen, which stays
+                    out.print(report.shown_view(state.shown))
+                if state.just_passed and keys is not None and state.checked is not None:
+                    show_finish(term, store, state.checked)
+                live.update(report.watch_screen(state, term.clock()), refresh=True)
         except KeyboardInterrupt:
-            if live is not None:
-                live.stop()
-                live = None
-            out.print(lines.stopped_watching(store.get(attempt.id), term.clock()))
-            return 0
+            interrupted = True
         finally:
             if live is not None:
                 live.stop()
-        assert state is not None
+        if state is None or interrupted or state.ended == "quit":
+            watched = store.get(state.attempt.id if state is not None else attempt.id)
+            if watched.in_progress:
+                out.print(lines.stopped_watching(watched, term.clock()))
+            return 0
         if state.ended == "passed" and state.checked is not None:
             show_finish(term, store, state.checked)
             return 0

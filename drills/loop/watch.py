@@ -1,31 +1,64 @@
-"""``drill watch``: grade on every save (watchfiles), and say where each target stands.
+"""``drill watch``: grade on every save, in the background, and say where each target stands.
 
-``watch_saves`` is a generator of WatchStates: one when it starts, one after each grading, and one about
-every second, so that a view (drills/views/report.py, ``watch_screen``) can keep the clock moving.
-The last one says how the watch ended. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm
-grader is closed either way.
+``watch_saves`` is a generator of WatchStates: one when it starts, one after each grading, key and
+save, and one about every second, so that a view (drills/views/report.py, ``watch_screen``) keeps
+the clock moving while a grading runs. The last one says how the watch ended.
 
-The clock is the history's: the state re-reads the attempt every second, so a ``drill pause`` in
+Two threads post events to one queue, which the generator reads in the caller's thread: a file
+watcher (watchfiles) and a grader, which runs ``session.check`` on a History connection of its own
+(SQLite connections are per thread) and so records each graded version. A newer save cancels the
+grading in flight (its process is killed, grader/worker.py): its result is dropped, never shown.
+With ``keys`` (a terminal), a third reads keystrokes: h the next hint, p pause or resume, r grade
+again, d the diff once a target passed, q quit; and when the attempt ends (passed here, or ended
+in another terminal), the watch stays and follows the next one started. Without keys (output piped),
+the watch ends with its attempt. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm grader
+is closed either way.
+
+The clock is the history's: the watch re-reads the attempt four times a second, so a ``drill pause`` in
 another terminal shows here, and closing this one stops nothing.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from drills.loop import session
 from drills.loop.clock import Clock
-from drills.loop.session import Checked, DrillError, TargetState, check, latest_result, require_active, target_states
+from drills.loop.diff import Comparison, compare
+from drills.loop.session import Checked, DrillError, Hints, TargetState, check, require_active, target_states
 from drills.store.history import Attempt, History
 from drills.store.paths import display
+from grader.catalog import load_catalog
+from grader.process import Cancelled, stopped_with_us
 from grader.verdict import Failure
 from grader.worker import warm_runner
 
 DEBOUNCE_MS = 5
 """How long watchfiles waits for more changes after one before it reports them."""
+
+TICK = 1.0
+"""Seconds between two states when nothing happens: the clock on screen moves on."""
+
+LOOK = 0.25
+"""Seconds between two looks at the history: a pause, a resume, an attempt ended or started
+elsewhere shows within this."""
+
+KEYS = {"h": "hint", "p": "pause", "r": "grade", "d": "diff", "q": "quit"}
+"""The keys of an interactive watch, and what each does."""
+
+
+class Keys(Protocol):
+    """Keystrokes, from a terminal (drills/commands/keys.py) or a test."""
+
+    def read(self, timeout: float) -> str | None:
+        """A key pressed within ``timeout`` seconds, if any."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -40,11 +73,21 @@ class WatchState:
     """This state comes right after a grading."""
     graded_in: float | None = None
     """Seconds from the save to the verdict, of the latest grading."""
+    grading: bool = False
+    """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
     message: str | None = None
-    """Why the latest save could not be graded (the file is gone, the clock is paused...)."""
+    """Why the latest save could not be graded (the file is gone, the clock is paused...), or what
+    a key could not do."""
+    shown: Hints | Comparison | None = None
+    """What a key asked for (h: hints, d: the diff), in this state only: to show once."""
+    finished: str | None = None
+    """How the watched attempt ended: passed, or ended elsewhere (in another terminal); None while
+    it runs. With keys the watch goes on, and follows the next attempt started."""
     ended: str | None = None
-    """How the watch ended: passed (every target passed), or ended elsewhere (the attempt ended in
-    another terminal); None while it runs."""
+    """How the watch ended: passed (every target passed), ended elsewhere (without keys, the watch
+    ends with its attempt), or quit (q); None while it runs."""
+    keys: bool = False
+    """Keys are read: the screen names them."""
 
     @property
     def first_failure(self) -> Failure | None:
@@ -54,77 +97,291 @@ class WatchState:
     def notes(self) -> tuple[str, ...]:
         return self.checked.result.notes if self.checked is not None else ()
 
+    @property
+    def just_passed(self) -> bool:
+        """This grading passed the attempt: the scoreboard is due, once."""
+        return self.graded and self.checked is not None and self.checked.finished
 
-def watch_saves(store: History, clock: Clock, oracle: str = "auto") -> Iterator[WatchState]:
+
+def watch_saves(store: History, clock: Clock, oracle: str = "auto", keys: Keys | None = None) -> Iterator[WatchState]:
     """Grade the attempt in progress now and on every save, until every target passes or the attempt
-    ends elsewhere."""
-    import watchfiles
-
-    attempt = require_active(store)
-    file = attempt.file
-    state = WatchState(attempt, target_states(attempt, latest_result(store, attempt)))
-    graded_at: tuple[int, int] | None = None  # the file's (mtime, size) when last graded: a save the watcher missed
-
-    def stamp() -> tuple[int, int] | None:
-        try:
-            info = file.stat()
-        except OSError:
-            return None
-        return info.st_mtime_ns, info.st_size
-
-    def grade_now(runner: Any) -> WatchState:
-        nonlocal graded_at
-        if not file.exists():
-            return replace(state, graded=True, message=f"{display(file)} is missing: save it again")
-        graded_at = stamp()
-        started = time.perf_counter()
-        try:
-            checked = check(store, clock, oracle=oracle, attempt=store.get(state.attempt.id), runner=runner)
-        except DrillError as exc:
-            return replace(state, graded=True, message=str(exc))
-        return WatchState(
-            checked.attempt,
-            target_states(checked.attempt, checked.result),
-            checked,
-            graded=True,
-            graded_in=time.perf_counter() - started,
-            ended="passed" if checked.finished else None,
-        )
-
-    def only_our_file(change: Any, path: str) -> bool:
-        return Path(path).name == file.name
-
-    runner = warm_runner()
+    ends elsewhere; with ``keys``, until q."""
+    watch = _Watch(store, clock, oracle, keys)
     try:
-        if file.exists() and not attempt.paused:
-            state = grade_now(runner)
-        yield state
-        if state.ended:
-            return
-        for changes in watchfiles.watch(
-            file.parent,
-            watch_filter=only_our_file,
-            yield_on_timeout=True,
-            rust_timeout=1000,
-            # NOTE: 5 ms, not watchfiles' 1.6 s: an editor's save is one write (or a rename), and the
-            # verdict should arrive before the user looks up. A burst of writes is graded again anyway.
-            debounce=DEBOUNCE_MS,
-            step=5,
-            raise_interrupt=True,
-        ):
-            attempt = store.get(state.attempt.id)
-            state = replace(state, attempt=attempt, graded=False, targets=target_states(attempt, _latest(state)))
-            if not attempt.in_progress:
-                yield replace(state, ended=f"ended elsewhere ({attempt.outcome})")
-                return
-            missed = not changes and stamp() not in (None, graded_at)  # saved before the watcher started
-            if (changes or missed) and not attempt.paused:
-                state = grade_now(runner)
-            yield state
-            if state.ended:
-                return
+        with stopped_with_us(watch.runner.close):  # a SIGTERM ends the grading in flight first
+            yield from watch.states()
     finally:
-        runner.close()
+        watch.close()
+
+
+def _stamp(file: Path) -> tuple[int, int] | None:
+    """The file's (mtime, size): a save the watcher missed changes it."""
+    try:
+        info = file.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+class _Watch:
+    def __init__(self, store: History, clock: Clock, oracle: str, keys: Keys | None) -> None:
+        self.store, self.clock, self.oracle, self.keys = store, clock, oracle, keys
+        attempt = require_active(store)
+        self.state = WatchState(attempt, target_states(attempt, session.latest_result(store, attempt)), keys=bool(keys))
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.jobs: queue.Queue[tuple[int, int] | None] = queue.Queue()
+        self.runner = warm_runner()
+        self.asked = 0
+        """The latest grading asked for: a result of an earlier one is stale."""
+        self.busy = False
+        """The latest grading asked for has no result yet."""
+        self.asked_at = 0.0
+        self.graded_at: tuple[int, int] | None = None
+        self.paused = attempt.paused
+        """The clock was paused at the last look: once resumed, the file is graded."""
+        self.stop = threading.Event()
+        self.watcher: tuple[Path, threading.Event] | None = None
+        self.threads = [threading.Thread(target=self._grade_jobs, name="drill-grader", daemon=True)]
+        if keys is not None:
+            self.threads.append(threading.Thread(target=self._read_keys, args=(keys,), name="drill-keys", daemon=True))
+        for thread in self.threads:
+            thread.start()
+
+    # ------------------------------------------------------------------ the threads
+
+    def _grade_jobs(self) -> None:
+        """The grader thread: one grading at a time, the latest asked for; its own History."""
+        history = History(self.store.path)
+        try:
+            while (job := self.jobs.get()) is not None:
+                token, attempt_id = job
+                if token != self.asked:
+                    continue  # a newer save came meanwhile
+                outcome: Checked | str | None
+                try:
+                    attempt = history.get(attempt_id)
+                    outcome = check(history, self.clock, oracle=self.oracle, attempt=attempt, runner=self.runner)
+                except Cancelled:
+                    outcome = None
+                except DrillError as exc:
+                    outcome = str(exc)
+                except Exception as exc:  # noqa: BLE001 - said on screen; the watch goes on
+                    outcome = f"the grading failed: {exc}"
+                self.events.put(("graded", (token, outcome)))
+        finally:
+            history.close()
+
+    def _read_keys(self, keys: Keys) -> None:
+        while not self.stop.is_set():
+            key = keys.read(0.1)
+            if key:
+                self.events.put(("key", key))
+            if key and KEYS.get(key) == "quit":
+                return  # what is typed next is not ours: the terminal drops it (drills/commands/keys.py)
+
+    def _watch_file(self) -> None:
+        """Watch the attempt's file (again, if the attempt followed has another)."""
+        file = self.state.attempt.file
+        if self.watcher is not None and self.watcher[0] == file:
+            return
+        self._stop_watcher()
+        stop = threading.Event()
+        self.watcher = (file, stop)
+        threading.Thread(target=self._watch_saves, args=(file, stop), name="drill-watcher", daemon=True).start()
+
+    def _watch_saves(self, file: Path, stop: threading.Event) -> None:
+        import watchfiles
+
+        def only_our_file(change: Any, path: str) -> bool:
+            return Path(path).name == file.name
+
+        try:
+            for _ in watchfiles.watch(
+                file.parent,
+                watch_filter=only_our_file,
+                # NOTE: 5 ms, not watchfiles' 1.6 s: an editor's save is one write (or a rename), and the
+                # verdict should arrive before the user looks up. A burst of writes is graded again anyway.
+                debounce=DEBOUNCE_MS,
+                step=5,
+                stop_event=stop,
+                raise_interrupt=False,
+            ):
+                self.events.put(("saved", file))
+        except OSError:  # the folder is gone: the tick still sees a save (the file's stamp)
+            pass
+
+    def _stop_watcher(self) -> None:
+        if self.watcher is not None:
+            self.watcher[1].set()
+            self.watcher = None
+
+    def close(self) -> None:
+        self.stop.set()
+        self._stop_watcher()
+        self.jobs.put(None)
+        self.runner.close()
+        for thread in self.threads:
+            thread.join(timeout=5)
+
+    # ------------------------------------------------------------------ the loop
+
+    def states(self) -> Iterator[WatchState]:
+        self._watch_file()
+        attempt = self.state.attempt
+        if attempt.file.exists() and not attempt.paused:
+            self._grade()
+        yield self.state
+        tick = look = time.monotonic()
+        while True:
+            try:
+                kind, data = self.events.get(timeout=max(0.0, min(tick + TICK, look + LOOK) - time.monotonic()))
+            except queue.Empty:
+                kind, data = "look", None
+            before = self.state = replace(self.state, graded=False, shown=None)
+            if kind == "key":
+                self._press(str(data))
+            elif kind == "saved" and data == self.state.attempt.file and self._running():
+                self._grade()
+            elif kind == "graded" and not self._take(*data):
+                continue  # stale: nothing to show
+            now = time.monotonic()
+            if now >= look + LOOK:
+                self._refresh()
+                look = now
+            if kind == "look" and self.state == before and now < tick + TICK:
+                continue  # nothing new, and the clock on screen can wait
+            tick = now
+            yield self.state
+            if self.state.ended:
+                return
+
+    def _running(self) -> bool:
+        attempt = self.state.attempt
+        return self.state.finished is None and attempt.in_progress and not attempt.paused
+
+    def _grade(self) -> None:
+        """Grade the file as it is now; a grading in flight is cancelled, its result dropped."""
+        file = self.state.attempt.file
+        if not file.exists():
+            self.state = replace(self.state, message=f"{display(file)} is missing: save it again")
+            return
+        self._cancel()
+        self.asked += 1
+        self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
+        self.jobs.put((self.asked, self.state.attempt.id))
+        self.state = replace(self.state, grading=True, message=None)
+
+    def _cancel(self) -> None:
+        if self.busy:
+            self.asked += 1  # its result, should it come anyway, is stale
+            self.busy = False
+            self.runner.cancel()
+            self.state = replace(self.state, grading=False)
+
+    def _take(self, token: int, outcome: Checked | str | None) -> bool:
+        """A grading's result; False when it is stale (a newer one was asked for)."""
+        if token != self.asked or outcome is None:
+            return False
+        self.busy = False
+        if isinstance(outcome, str):
+            self.state = replace(self.state, graded=True, grading=False, message=outcome)
+            return True
+        passed = "passed" if outcome.finished else None
+        self.state = WatchState(
+            outcome.attempt,
+            target_states(outcome.attempt, outcome.result),
+            outcome,
+            graded=True,
+            graded_in=time.perf_counter() - self.asked_at,
+            finished=passed,
+            ended=passed if self.keys is None else None,
+            keys=self.state.keys,
+        )
+        return True
+
+    def _refresh(self) -> None:
+        """Every LOOK: the attempt as the history has it now (paused, resumed, ended elsewhere), a
+        save the watcher missed, and, once the attempt ended, the next one started."""
+        state = self.state
+        if state.finished is not None:
+            self._follow()
+            return
+        attempt = self.store.get(state.attempt.id)
+        resumed, self.paused = self.paused and not attempt.paused, attempt.paused
+        if attempt.paused:
+            self._cancel()  # paused elsewhere: the grading waits for the clock
+        if self.busy:
+            return  # the grading under way says how the attempt stands
+        self.state = state = replace(state, attempt=attempt, targets=target_states(attempt, _latest(state)))
+        if not attempt.in_progress:
+            how = f"ended elsewhere ({attempt.outcome})"
+            self.state = replace(state, finished=how, ended=how if self.keys is None else None)
+        elif not attempt.paused and (resumed or _stamp(attempt.file) not in (None, self.graded_at)):
+            self._grade()  # resumed (in another terminal), or saved before the watcher started
+
+    def _follow(self) -> None:
+        """The next attempt, once started (drill next --start in another terminal): watch it."""
+        attempt = self.store.active()
+        if attempt is None or attempt.id == self.state.attempt.id:
+            return
+        self.graded_at, self.paused = None, attempt.paused
+        self.state = WatchState(attempt, target_states(attempt, session.latest_result(self.store, attempt)), keys=True)
+        self._watch_file()
+        if attempt.file.exists() and not attempt.paused:
+            self._grade()
+
+    # ------------------------------------------------------------------ keys
+
+    def _press(self, key: str) -> None:
+        action = KEYS.get(key)
+        state = self.state
+        try:
+            if action == "quit":
+                self._cancel()
+                self.state = replace(self.state, ended="quit")
+            elif action == "hint":
+                self.state = replace(state, shown=session.hint(self.store, _hinted(state)))
+            elif action == "pause":
+                self._pause_or_resume()
+            elif action == "grade":
+                if not self._running():
+                    raise DrillError(PAUSED if state.attempt.paused else "the attempt has ended: nothing to grade")
+                self._grade()
+            elif action == "diff":
+                if not state.attempt.splits:
+                    raise DrillError("d shows the diff with the reference once a target has passed")
+                self.state = replace(state, shown=compare(self.store, _last_passed(state.attempt), peek=False))
+        except (DrillError, LookupError) as exc:  # LookupError: an unknown target
+            self.state = replace(self.state, message=str(exc))
+
+    def _pause_or_resume(self) -> None:
+        if self.state.finished is not None:
+            raise DrillError("the attempt has ended: no clock to pause")
+        if self.state.attempt.paused:
+            attempt = session.resume(self.store, self.clock)
+            self.state, self.paused = replace(self.state, attempt=attempt, message=None), False
+            self._grade()  # resuming grades the file as it is now
+        else:
+            self._cancel()
+            attempt = session.pause(self.store, self.clock)
+            self.state, self.paused = replace(self.state, attempt=attempt, message=None), True
+
+
+PAUSED = "the clock is paused: p resumes it, and grades"
+"""Why r grades nothing."""
+
+
+def _last_passed(attempt: Attempt) -> str:
+    return max(attempt.splits, key=attempt.splits.__getitem__)
+
+
+def _hinted(state: WatchState) -> str | None:
+    """Whose hints h shows: the next target's while the attempt runs (None: session.hint chooses);
+    once it ended, those of the target passed last (or its first)."""
+    if state.finished is None:
+        return None
+    attempt = state.attempt
+    return _last_passed(attempt) if attempt.splits else load_catalog().drilled(attempt.target)[0].id
 
 
 def _latest(state: WatchState) -> Any:

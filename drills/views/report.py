@@ -15,7 +15,8 @@ from drills.views.render import counted, delta, next_step, reason, review_card, 
 from grader.catalog import FULL, format_time, load_catalog
 
 if TYPE_CHECKING:
-    from drills.loop.session import Checked, TargetState
+    from drills.loop.diff import Comparison
+    from drills.loop.session import Checked, Hints, TargetState
     from drills.loop.watch import WatchState
     from drills.store.history import Attempt
     from drills.store.records import Scoreboard
@@ -23,8 +24,10 @@ if TYPE_CHECKING:
     from drills.views.reviews import ReviewCard
     from grader.verdict import Failure, GradeResult, TargetResult
 
-OUTPUT_LINES = 12
-"""How many of the last lines a failed test printed are shown under its failure."""
+OUTPUT_LINES = 20
+"""How many of the lines a failed test printed are shown under its failure (the first ones)."""
+LINE_CHARS = 200
+"""How much of one printed line is shown."""
 
 
 def failure_view(failure: Failure) -> Text:
@@ -39,12 +42,15 @@ def failure_view(failure: Failure) -> Text:
         text.append(f"\n  note: {note}", style="yellow")
     if failure.symbol is None and not failure.location and "\n" in failure.message:
         text = Text(failure.message)  # a verdict of the grader's own (a stopped check): as it was written
-    printed = failure.output.rstrip().splitlines()
-    if printed:
-        more = f" (its last {OUTPUT_LINES} lines)" if len(printed) > OUTPUT_LINES else ""
-        text.append(f"\n  your code printed{more}:", style="dim")
-        for line in printed[-OUTPUT_LINES:]:
-            text.append(f"\n  │ {line}", style="dim")
+    printed, cut = failure.printed
+    if printed or cut:
+        text.append("\n  your code printed:", style="dim")
+        for line in printed[:OUTPUT_LINES]:
+            text.append(f"\n  │ {line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + '…'}", style="dim")
+        more = max(0, len(printed) - OUTPUT_LINES) + cut
+        if more:
+            said = f"... {more:,} more line{'s' if more != 1 else ''}" + (" (output was cut)" if cut else "")
+            text.append(f"\n  │ {said}", style="dim")
     return text
 
 
@@ -187,18 +193,64 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
     return Group(*lines)
 
 
-def watch_screen(state: WatchState, now: float) -> RenderableType:
-    """The live screen of ``drill watch``: the clock, each target's state, the failure to fix first."""
+def watch_row(state: TargetState, clock: str) -> Text:
+    """A target's row on the watch screen: ✓ and its split, ✗ and how many tests failed, or · not graded."""
+    if state.passed or state.result is None:
+        return state_line(state, clock)
+    text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
+    if state.regressed:
+        text.append(f"fails again (passed at {format_time(state.split or 0)}): ", style="red")
+    return text.append(failed_summary(state.result), style="default")
+
+
+def watch_head(state: WatchState, now: float) -> Text:
+    head = attempt_head(state.attempt, now)
+    if state.grading:
+        head.append("  ⟳ grading", style="yellow")
+    if state.finished == "passed":
+        head.append("  ✓ passed", style="green")
+    elif state.finished is not None:
+        head.append(f"  {state.finished}", style="yellow")
+    return head
+
+
+def watch_footer(state: WatchState) -> Text:
+    """What the watch does now, and with keys, the keys."""
     attempt = state.attempt
-    clock = f"{format_time(attempt.elapsed(now))}  "
-    lines: list[RenderableType] = [attempt_head(attempt, now), *(state_line(s, clock) for s in state.targets)]
+    graded = f"graded {state.graded_in:.2f} s after the save" if state.graded_in is not None else ""
+    if not state.keys:
+        return Text(f" watching {display(attempt.file)} ({graded}{' · ' if graded else ''}Ctrl-C leaves the timer running)", style="dim")
+    if state.finished is not None:
+        return Text(" d diff · h hints · q quit   (drill next --start elsewhere: this watch follows it)", style="dim")
+    if attempt.paused:
+        return Text(" p resume · h hint · q quit   paused: saves are graded on resume", style="dim")
+    return Text(f" h hint · p pause · r grade · d diff · q quit   watching {display(attempt.file)} {graded}", style="dim")
+
+
+def watch_screen(state: WatchState, now: float) -> RenderableType:
+    """The live screen of ``drill watch``: the clock (and a grading under way), each target's row (how
+    many tests failed; the first failure once, under the first failing target), and the keys."""
+    clock = f"{format_time(state.attempt.elapsed(now))}  "
+    lines: list[RenderableType] = [watch_head(state, now)]
+    first = state.first_failure
+    for s in state.targets:
+        lines.append(watch_row(s, clock))
+        if not s.passed and s.failure is not None:
+            shown = failure_view(s.failure) if s.failure is first else Text(s.failure.headline, style="dim")
+            lines.append(Padding(shown, (0, 0, 0, 5)))
+        elif not s.passed and s.result is not None and s.result.not_run_line:
+            lines.append(Padding(Text(s.result.not_run_line, style="dim"), (0, 0, 0, 5)))
     if state.message:
-        lines += [Text(""), Text(state.message)]
-    elif state.first_failure is not None:
-        lines += [Text(""), failure_view(state.first_failure)]
+        lines += [Text(""), Text(f" {state.message}", style="yellow")]
     for note in state.notes:
         lines.append(Text(f" note: {note}", style="yellow"))
-    graded = f"graded {state.graded_in:.2f} s after each save · " if state.graded_in is not None else ""
-    lines.append(Text(""))
-    lines.append(Text(f" watching {display(attempt.file)} ({graded}Ctrl-C leaves the timer running)", style="dim"))
+    lines += [Text(""), watch_footer(state)]
     return Group(*lines)
+
+
+def shown_view(shown: Hints | Comparison) -> RenderableType:
+    """What a key of the watch asked for: the hints (h) or the diff (d)."""
+    from drills.loop.session import Hints
+    from drills.views.render import comparison, hints_view
+
+    return hints_view(shown) if isinstance(shown, Hints) else comparison(shown)

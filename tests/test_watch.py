@@ -1,0 +1,59 @@
+"""The watch loop (drills/loop/watch.py) in process, over a real history, with the stand-in grader
+(``fake_grading``): what it does when the attempt is paused, resumed or ended in another terminal.
+Its keys, in a real terminal, are tested in tests/test_watch_keys.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from drills.loop import session
+from drills.loop.watch import WatchState, watch_saves
+from drills.store.history import History
+
+WITHIN = 30.0
+
+
+def until(states: Iterator[WatchState], condition: Callable[[WatchState], bool], what: str) -> WatchState:
+    """The first state that meets ``condition``; states come at least every second."""
+    deadline = time.monotonic() + WITHIN
+    for state in states:
+        if condition(state):
+            return state
+        if time.monotonic() > deadline:
+            break
+    pytest.fail(f"{what}: not within {WITHIN:g} s")
+
+
+def test_a_watch_started_paused_waits_then_grades_when_resumed_elsewhere(history, clock, workspace, fake_grading):
+    session.start(history, "unbroadcast", workspace, clock)
+    session.pause(history, clock)
+    states = watch_saves(history, clock)
+    try:
+        first = next(states)
+        assert first.attempt.paused and not first.grading and not fake_grading.calls
+        elsewhere = History(history.path)  # another terminal: drill resume
+        try:
+            session.resume(elsewhere, clock)
+        finally:
+            elsewhere.close()
+        graded = until(states, lambda s: s.graded, "a grading after the resume")
+        assert fake_grading.calls == [["unbroadcast"]] and not graded.attempt.paused
+        assert graded.first_failure is not None and graded.first_failure.symbol == "unbroadcast"
+    finally:
+        states.close()
+
+
+def test_a_piped_watch_ends_with_its_attempt_given_up_elsewhere(history, clock, workspace, fake_grading):
+    session.start(history, "unbroadcast", workspace, clock)
+    states = watch_saves(history, clock)  # no keys: its output is piped
+    try:
+        until(states, lambda s: s.graded, "the first grading")
+        session.give_up(history, clock)
+        last = until(states, lambda s: s.ended is not None, "the end of the watch")
+        assert last.ended == last.finished == "ended elsewhere (gave-up)"
+        assert next(states, None) is None  # the watch is over
+    finally:
+        states.close()

@@ -1,0 +1,182 @@
+"""``drill watch`` in a real pseudo-terminal (pexpect), its screen read as drawn (pyte): the keys
+(h p r d q, Ctrl-C), a watch started paused, one that follows the next attempt, a newer save that
+cancels the grading in flight, and nothing typed leaking to the shell after it.
+
+Every wait is for what the screen (or the history) says, with generous time limits: a loaded
+two-core machine only makes these slower, never wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from tests.support import (
+    HANGS_FOR_GOOD,
+    REFERENCE_SOURCE,
+    ROOT,
+    active,
+    descendants,
+    drill,
+    in_unbroadcast,
+    latest,
+    open_store,
+    wait_until,
+)
+
+pexpect = pytest.importorskip("pexpect")
+pyte = pytest.importorskip("pyte")
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX pseudo-terminal")
+
+ROWS, COLS = 60, 160
+WITHIN = 90.0
+"""Seconds for anything to show: a cold start of drill and of its grading worker on a loaded machine."""
+FAILED = re.compile(r"✗ (\w+) +\d+:\d\d +\d+ of \d+ tests failed")
+WATCH = [sys.executable, "-m", "drills", "watch", "--oracle", "replay"]
+
+
+class Pty:
+    """A command in a pseudo-terminal of ROWS x COLS; ``screen`` is what the terminal shows now,
+    ``said`` all it was sent (what scrolled away too)."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(COLS), "LINES": str(ROWS), **(env or {})}
+        self.child = pexpect.spawn(
+            command[0], command[1:], cwd=str(ROOT), env=environ, dimensions=(ROWS, COLS), encoding="utf-8",
+            codec_errors="replace",
+        )  # fmt: skip
+        self.terminal = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.Stream(self.terminal)
+        self.said = ""
+        self.ended = False
+
+    @property
+    def screen(self) -> str:
+        return "\n".join(line.rstrip() for line in self.terminal.display)
+
+    def _read(self) -> None:
+        try:
+            data = self.child.read_nonblocking(65536, timeout=0.2)
+        except pexpect.TIMEOUT:
+            return
+        except pexpect.EOF:
+            self.ended = True
+            return
+        self.said += data
+        self.stream.feed(data)
+
+    def wait(self, condition: Callable[[str], object], what: str, seconds: float = WITHIN) -> None:
+        """Read until ``condition(screen)`` holds; fail with the screen after ``seconds``, or if the
+        command ends first."""
+        deadline = time.monotonic() + seconds
+        while not condition(self.screen):
+            if self.ended or time.monotonic() > deadline:
+                pytest.fail(f"{what}: not within {seconds:g} s (ended: {self.ended}); the screen:\n{self.screen}")
+            self._read()
+
+    def shows(self, text: str, seconds: float = WITHIN) -> None:
+        self.wait(lambda screen: text in screen, f"{text!r} on the screen", seconds)
+
+    def end(self) -> int:
+        """Wait for the command to end; its exit status."""
+        deadline = time.monotonic() + WITHIN
+        while not self.ended:
+            assert time.monotonic() < deadline, f"still running:\n{self.screen}"
+            self._read()
+        self.child.close()
+        return self.child.exitstatus
+
+    def kill(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+def graded(screen: str) -> bool:
+    """A verdict on screen, and no grading under way."""
+    return "⟳ grading" not in screen and bool(FAILED.search(screen) or "✓ passed" in screen)
+
+
+def submissions() -> list[str]:
+    """The sources graded of the latest attempt, as the history has them."""
+    store = open_store()
+    try:
+        return [s.source for s in store.submissions(latest())]
+    finally:
+        store.close()
+
+
+def test_the_keys_of_a_watch_started_paused(workspace):
+    drill("start", "unbroadcast")
+    drill("pause")
+    path = workspace / "unbroadcast.py"
+    term = Pty(WATCH)
+    try:
+        # started paused: it waits, and says how to go on
+        term.shows("saves are graded on resume")
+        assert "⏸ paused" in term.screen and "not graded yet" in term.screen and not submissions()
+        term.child.send("p")  # resume: grades at once
+        term.wait(graded, "a verdict after resuming")
+        assert FAILED.search(term.screen).group(1) == "unbroadcast" and "p pause" in term.screen
+        assert len(submissions()) == 1
+        term.child.send("h")
+        term.shows("hint 1 (unbroadcast)")
+        term.child.send("d")
+        term.shows("d shows the diff with the reference once a target has passed")
+        term.child.send("r")  # grade again now: a second graded version
+        wait_until(lambda: len(submissions()) == 2, WITHIN, "r did not grade again")
+        path.write_text(REFERENCE_SOURCE, encoding="utf-8")
+        term.shows("✓ passed")
+        term.shows("Next due:")  # the scoreboard and what comes next, above the screen
+        term.child.send("d")
+        term.wait(lambda screen: screen.count("│ def unbroadcast(") == 2, "the diff after passing: yours, the reference")
+        # another attempt starts, in another terminal: the watch follows it
+        drill("start", "arith")
+        term.wait(lambda screen: bool(re.search(r"^ arith +\d+:\d\d ▶", screen, re.M)), "the next attempt followed")
+        term.wait(lambda screen: graded(screen) and FAILED.search(screen).group(1) == "arith", "its verdict")
+        # ended there too: the watch waits, says so, and follows the one drill next --start starts
+        drill("give-up")
+        term.shows("ended elsewhere (gave-up)")
+        drill("next", "--start")
+        chosen = active()
+        assert chosen is not None
+        term.wait(lambda screen: bool(re.search(rf"^ {chosen.target} +\d+:\d\d ▶", screen, re.M)), "drill next followed")
+        term.child.sendintr()  # Ctrl-C: a clean goodbye, the clock still running
+        assert term.end() == 0, term.said[-2000:]
+    finally:
+        term.kill()
+    assert f"Stopped watching. The clock of {chosen.target} keeps running" in " ".join(term.said.split())
+    assert "Traceback" not in term.said
+
+
+def test_a_newer_save_cancels_the_grading_in_flight_and_nothing_typed_reaches_the_shell(workspace, tmp_path):
+    drill("start", "unbroadcast")
+    path = workspace / "unbroadcast.py"
+    started = tmp_path / "started"
+    path.write_text(in_unbroadcast(f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\ntime.sleep(600)"))
+    then_the_shell = 'echo "watch ended: $?"; read -r line; echo "the shell read: [$line]"'
+    term = Pty(["/bin/sh", "-c", f"{shlex.join(WATCH)}; {then_the_shell}"], env=HANGS_FOR_GOOD)
+    try:
+        wait_until(started.exists, WITHIN, "the hanging version was not graded")
+        term.shows("⟳ grading")
+        hanging = descendants(term.child.pid)  # sh, drill, its worker, the worker's grading
+        path.write_text(REFERENCE_SOURCE, encoding="utf-8")  # the newer save
+        term.shows("✓ passed")
+        wait_until(lambda: len(descendants(term.child.pid)) < len(hanging), WITHIN, "the stale grading was not killed")
+        assert submissions() == [REFERENCE_SOURCE]  # the stale version: neither recorded nor shown
+        assert "was stopped" not in term.said and "took longer" not in term.said
+        term.child.send("qabc")  # q quits; what follows was typed for nobody
+        term.shows("watch ended: 0")
+        term.child.sendline("after")
+        term.shows("the shell read: [")
+        assert "the shell read: [after]" in term.screen
+        term.end()
+    finally:
+        term.kill()
+    assert "Traceback" not in term.said
