@@ -251,6 +251,7 @@ def watch_screen(state: WatchState, now: float) -> RenderableType:
 def shown_view(shown: Hints | Comparison) -> RenderableType:
     """What a key of the watch asked for: the hints (h) or the diff (d)."""
     from drills.loop.session import Hints
-    from drills.views.render import comparison, hints_view
+    from drills.views.code import comparison
+    from drills.views.render import hints_view
 
     return hints_view(shown) if isinstance(shown, Hints) else comparison(shown)
