@@ -78,6 +78,17 @@ def test_restore_brings_back_a_deleted_file_as_last_graded(clock, workspace):
 
 
 @pytest.mark.usefixtures("wide_terminal", "fake_grading")
+def test_a_check_of_a_deleted_file_points_to_restore_and_restore_lets_it_grade(clock, workspace):
+    stub = started(workspace)
+    graded_save(workspace, clock, stub + "# mine\n")
+    (workspace / "unbroadcast.py").unlink()
+    refused = drill("check", code=2)
+    assert "is gone: bring back the version last graded with drill restore" in said(refused)
+    drill("restore")
+    graded_save(workspace, clock, (workspace / "unbroadcast.py").read_text(encoding="utf-8"))
+
+
+@pytest.mark.usefixtures("wide_terminal", "fake_grading")
 def test_restore_archives_the_file_in_its_way(clock, workspace):
     mine = started(workspace) + "# mine\n"
     graded_save(workspace, clock, mine)
