@@ -66,7 +66,8 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
 
 @dataclass(frozen=True)
 class PartRecord:
-    """A coding part of an interview: the core task or its follow-up."""
+    """A coding part of an interview: the core task or its follow-up. ``position`` is its index in
+    ``Plan.parts``."""
 
     position: int
     kind: str
