@@ -126,3 +126,9 @@ def test_a_bad_bank_is_refused_in_one_line(text, message):
         parse_bank(text, "q.toml", CATALOG)
     said = str(caught.value)
     assert message in said and "\n" not in said and said.startswith("q.toml")
+
+
+def test_strong_answers_are_paragraphs_each_on_one_line():
+    assert bank_module.reflowed("a\nb\n\n  c\n d \n\n\n") == "a b\n\nc d"
+    for q in BANK.questions:
+        assert all(p and "\n" not in p for p in q.answer.split("\n\n")), q.id

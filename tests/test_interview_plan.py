@@ -50,8 +50,8 @@ def test_a_named_target_is_drilled_and_an_extension_has_no_follow_up():
     assert plan(target="cross_entropy").coding.id == "cross-entropy"
 
 
-def test_the_schedule_skips_full_and_targets_that_do_not_fit():
-    assert plan(queue=["full", "arith"]).coding.id == "arith"
+def test_the_schedule_picks_the_first_core_target_that_fits():
+    assert plan(queue=["full", "max", "arith"]).coding.id == "arith", "follow-ups come after their core task"
     assert plan(12, queue=["backward", "unbroadcast"]).coding.id == "unbroadcast"  # backward's 10:00 does not fit
 
 

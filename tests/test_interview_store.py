@@ -58,7 +58,7 @@ def test_an_interview_is_read_back_whole(db):
     assert kept.interviews(db) == [record]
     exported = record.to_json()
     assert exported["plan"] == PLAN.to_json() and exported["answers"][0]["covered"] == [0, 2]
-    assert "id" not in exported["answers"][0]
+    assert "id" not in exported and "id" not in exported["answers"][0] and "attempt_id" not in exported["parts"][0]
 
 
 def test_a_plain_connection_works_too(tmp_path):

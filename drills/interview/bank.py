@@ -30,7 +30,7 @@ class Question:
     id: str
     prompt: str
     answer: str
-    """A strong answer, a few short paragraphs."""
+    """A strong answer, a few short paragraphs, each on one line."""
     points: tuple[str, ...]
     """The key points a strong answer covers: the share you covered is the rating."""
     target: str
@@ -64,6 +64,11 @@ class Bank:
 
     def follow_up(self, target_id: str) -> str | None:
         return self.follow_ups.get(target_id)
+
+
+def reflowed(text: str) -> str:
+    """Paragraphs (split at blank lines) each on one line: the terminal and Markdown wrap them."""
+    return "\n\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip()) if p.strip())
 
 
 def _text(raw: dict[str, object], name: str, where: str) -> str:
@@ -104,7 +109,7 @@ def _question(raw: dict[str, object], where: str, catalog: Catalog) -> Question:
     unknown = set(raw) - {"id", "prompt", "answer", "target", "points", "difficulty", "time_box"}
     if unknown:
         raise BankError(f"{where}: unknown field {sorted(unknown)[0]!r}")
-    return Question(qid, prompt, answer, tuple(p.strip() for p in points), target, difficulty, time_box)
+    return Question(qid, prompt, reflowed(answer), tuple(p.strip() for p in points), target, difficulty, time_box)
 
 
 def _follow_ups(raw: object, name: str, catalog: Catalog) -> dict[str, str]:

@@ -7,8 +7,9 @@ is set aside its target time, and the coding task has what remains, so the follo
 coding task passes within its budget (and then gets all the window left: ``follow_up_window``). When
 the window cannot hold both, the follow-up is left out of the plan, with a note.
 
-The task: the one named, else the first target of the schedule's queue (most overdue first) that
-fits in the time; ``full`` is a session of its own, never an interview's task.
+The task: the one named (a core target or a follow-up), else the first core target of the schedule's
+queue (most overdue first) that fits in the time: follow-ups come after their core task, and ``full``
+is a session of its own, never an interview's task.
 
 The questions, three from 30 minutes on (two below), each chosen in turn from the best tier left:
 
@@ -162,7 +163,7 @@ def _task(catalog: Catalog, target: str | None, queue: Sequence[str], fits: int)
             raise PlanError(f"{FULL} is a {format_time(catalog.full_time)} drill of its own: an interview's task is one target")
         return resolved, "asked for"
     for drill_id in queue:
-        if drill_id != FULL and catalog.get(drill_id).target_time <= fits:
+        if drill_id in catalog.ids and catalog.get(drill_id).target_time <= fits:
             return drill_id, "first in the schedule's queue"
     raise PlanError("no target fits in the time: ask for more minutes (--minutes)")
 

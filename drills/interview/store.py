@@ -121,13 +121,14 @@ class InterviewRecord:
         return self.ended_at is not None
 
     def to_json(self) -> dict[str, Any]:
-        """The interview as ``drill export`` writes it (no database ids but its own)."""
+        """The interview as ``drill export`` writes it: without database ids (its own, its answers', the
+        attempts'), as the export of attempts leaves them out."""
         return {
             "started_at": self.started_at,
             "ended_at": self.ended_at,
             "plan": self.plan.to_json(),
             "report": self.report,
-            "parts": [asdict(p) for p in self.parts],
+            "parts": [{k: v for k, v in asdict(p).items() if k != "attempt_id"} for p in self.parts],
             "answers": [
                 {k: v for k, v in asdict(a).items() if k not in ("id", "interview_id")} | {"covered": list(a.covered)}
                 for a in self.answers

@@ -27,14 +27,18 @@ QUESTIONS_SHOWN = 3
 
 
 def plan_view(plan: Plan, bank: Bank) -> RenderableType:
-    """The parts in order, each with its budget and why it was chosen; the notes under them."""
-    table = grid(narrow=False, caption=f"{plan.minutes} minutes: {format_time(plan.total)} planned")
-    for header in ("#", "part", "what", "budget", "why"):
-        table.add_column(header, no_wrap=header in ("#", "part", "budget"), overflow="fold")
+    """The parts in order, each with its budget, what it asks and why it was chosen; the notes under them."""
+    table = grid(narrow=True, caption=f"{plan.minutes} minutes: {format_time(plan.total)} planned")
+    for header in ("#", "part", "budget"):
+        table.add_column(header, no_wrap=True, justify="right" if header != "part" else "left")
+    table.add_column("what, and why", overflow="fold")
     for i, part in enumerate(plan.parts, 1):
-        what = part.id if part.kind != "question" else f"{part.id}\n{bank.get(part.id).prompt}"
+        what = Text(part.id, style="bold cyan")
+        if part.kind == "question":
+            what.append(f"\n{bank.get(part.id).prompt}")
+        what.append(f"\n{part.why}", style="dim")
         budget = format_time(part.budget) + ("+" if part.kind == "follow-up" else "")
-        table.add_row(str(i), part.kind, what, budget, Text(part.why, style="dim"))
+        table.add_row(str(i), part.kind, budget, what)
     notes = [Text(f" {note}", style="yellow") for note in plan.notes]
     return Group(table, *notes)
 
@@ -49,7 +53,7 @@ def self_check_view(question: Question) -> RenderableType:
     return Group(
         Text("A strong answer", style="bold"),
         Padding(Text(question.answer), (0, 0, 1, 2)),
-        Text("Key points: type the numbers of those you covered (for example 1 3), or nothing", style="bold"),
+        Text("Key points: type the numbers of those you covered (for example 1 3), all, or none", style="bold"),
         Padding(points, (0, 0, 0, 2)),
     )
 
