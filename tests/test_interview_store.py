@@ -4,6 +4,7 @@ back whole, refusals, and the FSRS cards replayed from the answers."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, datetime
 
@@ -59,6 +60,21 @@ def test_an_interview_is_read_back_whole(db):
     exported = record.to_json()
     assert exported["plan"] == PLAN.to_json() and exported["answers"][0]["covered"] == [0, 2]
     assert "id" not in exported and "id" not in exported["answers"][0] and "attempt_id" not in exported["parts"][0]
+
+
+def test_an_exported_interview_imports_back_once(db, tmp_path):
+    interview = kept.start_interview(db, PLAN, T0)
+    kept.record_part(db, interview, PartRecord(0, "coding", "unary", 1800, None, "passed", 412.5, 1, "x = 1\n"))
+    kept.record_answer(db, interview, answer("log-sum-exp", T0 + 900, (0, 2), text="line one\nline two"))
+    kept.finish_interview(db, interview, T0 + 1000)
+    exported = json.loads(json.dumps([r.to_json() for r in kept.interviews(db)]))
+    other = sqlite3.connect(tmp_path / "other.sqlite3")
+    kept.ensure_tables(other)
+    assert kept.import_interview(other, exported[0]) is not None
+    assert kept.import_interview(other, exported[0]) is None, "the same interview twice is skipped"
+    assert [r.to_json() for r in kept.interviews(other)] == exported
+    with pytest.raises(InterviewStoreError, match="cannot be read"):
+        kept.import_interview(other, {"plan": PLAN.to_json()})
 
 
 def test_a_plain_connection_works_too(tmp_path):

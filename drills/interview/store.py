@@ -253,3 +253,28 @@ def running_interview(conn: sqlite3.Connection) -> InterviewRecord | None:
     """The latest interview not yet finished, if any (a session to resume or close)."""
     row = conn.execute("SELECT id FROM interviews WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
     return None if row is None else get_interview(conn, row[0])
+
+
+def import_interview(conn: sqlite3.Connection, data: dict[str, Any]) -> int | None:
+    """Add an interview as ``InterviewRecord.to_json`` wrote it (``drill import``); None when the history
+    already holds one that started then. Inside the caller's transaction when it holds one; a malformed
+    entry raises InterviewStoreError before anything is written."""
+    try:
+        plan = Plan.from_json(data["plan"])
+        parts = [PartRecord(**p) for p in data["parts"]]
+        given = [AnswerRecord(**(a | {"covered": tuple(a["covered"])})) for a in data["answers"]]
+        started, ended = float(data["started_at"]), data["ended_at"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InterviewStoreError(f"an interview cannot be read ({exc!r})") from None
+    if conn.execute("SELECT 1 FROM interviews WHERE abs(started_at - ?) < 0.001", (started,)).fetchone():
+        return None
+    number = start_interview(conn, plan, started)
+    for part in parts:
+        record_part(conn, number, part)
+    for answer in given:
+        record_answer(conn, number, answer)
+    if ended is not None:
+        finish_interview(conn, number, float(ended))
+    if data.get("report"):
+        set_report(conn, number, str(data["report"]))
+    return number
