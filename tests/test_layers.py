@@ -18,9 +18,10 @@ ALLOWED = {
     "grader": {"grader", "reference"},
     "drills.store": {"drills.store", "grader", "reference"},
     "drills.loop": {"drills.loop", "drills.store", "grader", "reference"},
-    "drills.views": {"drills.views", "drills.store", "drills.loop", "grader"},
-    "drills.commands": {"drills.commands", "drills.views", "drills.loop", "drills.store", "grader"},
-    "drills.cli": {"drills.cli", "drills.commands", "drills.loop", "grader"},  # and drills.__version__
+    "drills.interview": {"drills.interview", "drills.store", "drills.loop", "grader"},
+    "drills.views": {"drills.views", "drills.interview", "drills.store", "drills.loop", "grader"},
+    "drills.commands": {"drills.commands", "drills.views", "drills.interview", "drills.loop", "drills.store", "grader"},
+    "drills.cli": {"drills.cli", "drills.commands", "drills.interview", "drills.loop", "grader"},  # and drills.__version__
     "drills.__main__": {"drills.cli"},
 }
 MAX_LINES = 420  # "about 400": what one sitting reads
