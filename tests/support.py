@@ -306,7 +306,7 @@ ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
 
 class FakeGrader:
     """Stands in for the grader: a target passes when none of its symbols (nor those of the targets
-    it needs) is still a stub, and none of its own is ``wrong``. ``seconds`` is how long a grading
+    it needs) is still a stub (a blank of a cloze stub included), and none of its own is ``wrong``. ``seconds`` is how long a grading
     takes on the MockClock."""
 
     def __init__(self, clock: MockClock) -> None:
@@ -321,7 +321,7 @@ class FakeGrader:
     def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
         self.calls.append([t.id for t in targets])
         source = Path(file).read_text(encoding="utf-8")
-        blank = {s for s in ALL_SYMBOLS if f'raise NotImplementedError("{s}")' in source}
+        blank = {s for s in ALL_SYMBOLS if re.search(rf'raise NotImplementedError\("{re.escape(s)}(, blank \d+)?"\)', source)}
         results = []
         for target in targets:
             needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]

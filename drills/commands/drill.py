@@ -174,7 +174,17 @@ def abandon(term: Terminal) -> None:
 
 
 def give_up(term: Terminal) -> None:
-    _end_or_pause(term, session.give_up, lines.gave_up_view)
+    """End the attempt as not finished; then where the ladder moved its target."""
+    from drills.loop.ladder import current_rung
+    from drills.views.ladder import moved_line
+
+    with history(term) as store:
+        attempt = session.give_up(store, term.clock)
+        after = current_rung(store, attempt.target)
+    term.out.print(lines.gave_up_view(attempt, term.clock()))
+    line = moved_line(attempt.target, attempt.rung, after)
+    if line is not None:
+        term.out.print(line)
 
 
 def hint(term: Terminal, target: str | None) -> None:

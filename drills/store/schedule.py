@@ -131,7 +131,7 @@ def card(
             rated = rating(True, spent, run.assisted, target_time)
             done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
     recall = [a for a in finished(attempts) if a.rung == "recall"]
-    if not done and not any(a.outcome == "passed" for a in recall):
+    if target != FULL and not done and not any(a.outcome == "passed" for a in recall):
         recall = []  # not in the schedule yet: copy, cloze and give-ups are learning steps
     for attempt in recall:
         rated = rate(attempt, target_time)
