@@ -246,10 +246,16 @@ def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Pat
 
 
 def record_attempt(
-    store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False
+    store: History,
+    target: str,
+    seconds: float,
+    at: float,
+    outcome: str = "passed",
+    assisted: bool = False,
+    rung: str = "recall",
 ) -> None:
-    """A finished attempt in the history, as if drilled at ``at``: passed in ``seconds``, or given up after them."""
-    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
+    """A finished attempt in the history, as if drilled at ``at`` on ``rung``: passed in ``seconds``, or given up after them."""
+    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at, rung)
     if outcome == "passed":
         store.add_split(attempt, target, seconds)
     if assisted:
@@ -289,11 +295,13 @@ def latest():
         store.close()
 
 
-def seed(target: str, seconds: float, *, at: float, outcome: str = "passed", assisted: bool = False) -> None:
+def seed(
+    target: str, seconds: float, *, at: float, outcome: str = "passed", assisted: bool = False, rung: str = "recall"
+) -> None:
     """A finished attempt in the history, as if drilled long ago."""
     store = open_store()
     try:
-        record_attempt(store, target, seconds, at, outcome, assisted)
+        record_attempt(store, target, seconds, at, outcome, assisted, rung)
     finally:
         store.close()
 

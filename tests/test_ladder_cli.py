@@ -87,7 +87,7 @@ def test_a_target_walks_up_the_ladder_and_down_again(clock, workspace):
     assert active().rung == "cloze"
     assert "Ladder: unbroadcast stays on cloze" in passes(clock, workspace, CLOZE + 30)
     ladder = said(drill("ladder"))
-    assert "over the time last time: once more, down to copy" in ladder
+    assert "over last time: once more, down to copy" in ladder
     drill("start", "unbroadcast")
     assert "Ladder: unbroadcast moves down to copy" in passes(clock, workspace, CLOZE + 30)
     assert rung_in_list() == "copy" and latest().rung == "cloze"
@@ -128,7 +128,7 @@ def test_drill_ladder_shows_each_rung_its_time_and_why(clock):
         times = [CLOCKS[rung_time(target, r).seconds] for r in ("copy", "cloze", "recall")]
         assert re.search(rf"{target} (copy|recall) {' '.join(times)} ", text), target
         assert rung_time(target, "cloze").reasoning in text
-    assert "softmax recall" in text and "top rung" in text and "full recall - - 45:00 recall only" in text
+    assert "softmax recall" in text and "the top: drill next schedules it" in text and "full recall - - 45:00 recall only" in text
 
 
 def test_an_old_history_reads_as_recall(tmp_path, clock):

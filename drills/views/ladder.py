@@ -39,11 +39,11 @@ def to_move(spot: Place, seconds: int) -> str:
     if spot.target == FULL:
         return "recall only"
     if spot.rung == "recall":
-        up = "top rung: drilled by drill next's schedule"
+        up = "the top: drill next schedules it"
     else:
         up = f"a pass within {format_time(seconds)}, unassisted: up to {RUNGS[RUNGS.index(spot.rung) + 1]}"
     if spot.overs and spot.rung != "copy":
-        up += f" (over the time last time: once more, down to {RUNGS[RUNGS.index(spot.rung) - 1]})"
+        up += f" (over last time: once more, down to {RUNGS[RUNGS.index(spot.rung) - 1]})"
     return up
 
 

@@ -98,17 +98,21 @@ def _catalog_table(
     """Narrow: one space between columns, to leave room for what you write."""
     table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1, 0, 0) if narrow else (0, 1))
     id_column(table, catalog.drill_ids)
-    if rungs is not None:
+    column = rungs is not None and not narrow  # narrow: a rung below recall leads what you write
+    if column:
         table.add_column("rung", no_wrap=True)
     table.add_column("what you write", overflow="fold")
     for header in ("target", "best", "last", "attempts", *(["due"] if due is not None else [])):
         table.add_column(header, justify="right", no_wrap=True)
 
-    def add(target_id: str, what: str, target_time: int) -> None:
+    def add(target_id: str, what: str | Text, target_time: int) -> None:
         record = records.get(target_id)
         best, last, attempts = (record.best, record.last, record.attempts) if record else (None, "-", 0)
-        rung = [] if rungs is None else [rungs.get(target_id, "-")]
-        cells: list[RenderableType] = [target_id, *rung, what, format_time(target_time), t(best), last, str(attempts)]
+        rung = rungs.get(target_id, "-") if rungs is not None else "recall"
+        if not column and rung != "recall":
+            what = Text.assemble((f"({rung}) ", "bold cyan"), what)
+        cells: list[RenderableType] = [target_id, *([rung] if column else []), what]
+        cells += [format_time(target_time), t(best), last, str(attempts)]
         if due is not None:
             when = due.get(target_id, "-")
             cells.append(Text(when, style="bold" if when == "now" or when.endswith("ago") else ""))
@@ -121,7 +125,7 @@ def _catalog_table(
         add(target.id, symbols(target), target.target_time)
     add(FULL, "everything above, one split per target", catalog.full_time)
     if catalog.extensions:
-        gap = [] if rungs is None else [""]
+        gap = [""] if column else []
         table.add_row(Text("follow-ups", style="dim"), *gap, Text("what interviewers ask next", style="dim"))
         for target in catalog.extensions:
             add(target.id, symbols(target), target.target_time)
@@ -196,7 +200,8 @@ def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
     rungs = any(s.rung != "recall" for s in rows)  # a row per rung drilled: each against its own time
     if rungs:
         table.add_column("rung", no_wrap=True)
-    for header in ("target", "attempts", "best", "median\n5" if narrow else "median 5"):
+    tries = "tries" if narrow and rungs else "attempts"  # room for the rung in 60 columns
+    for header in ("target", tries, "best", "median\n5" if narrow else "median 5"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("trend", no_wrap=True)
     table.add_column("≤\ntarget" if narrow else "≤ target", justify="right", no_wrap=True)
