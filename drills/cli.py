@@ -138,7 +138,7 @@ def next_target(
 ) -> None:
     """The target to drill now, chosen by spaced repetition (FSRS) from your history.
 
-    A finished attempt is a review: gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
+    A finished recall attempt is a review (copy and cloze are learning steps: a target joins at its first recall pass, and until then comes before those never drilled): gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
     """
     from drills.commands import practice
 

@@ -185,3 +185,24 @@ def test_export_and_import_carry_the_rung_and_an_old_export_reads_as_recall(fmt,
     (tmp_path / f"old.{fmt}").write_text(old, encoding="utf-8")
     assert "Imported 2 attempts" in said(drill("import", str(tmp_path / f"old.{fmt}")))
     assert [a.rung for a in History(history_path()).attempts()] == ["recall", "recall"]
+
+
+def test_copy_and_cloze_times_are_kept_while_the_reference_is_the_same():
+    """Replaying a history needs a rung time per rung drilled: ``drill list`` reads them from the data
+    folder instead of cutting the reference again, unless the reference or the catalog changed."""
+    from drills.loop import ladder
+
+    kept = history_path().parent / "rung-times.json"
+    try:
+        ladder._kept_times.cache_clear()
+        assert ladder.target_seconds("max", "cloze") == rung_time("max", "cloze").seconds
+        assert json.loads(kept.read_text(encoding="utf-8"))["times"] == {"max cloze": rung_time("max", "cloze").seconds}
+        kept.write_text(json.dumps({"for": "another reference", "times": {"max cloze": 7}}), encoding="utf-8")
+        ladder._kept_times.cache_clear()
+        assert ladder.target_seconds("max", "cloze") == rung_time("max", "cloze").seconds  # not of this reference
+        kept.write_text(json.dumps({"for": ladder._fingerprint(), "times": {"max cloze": 7}}), encoding="utf-8")
+        ladder._kept_times.cache_clear()
+        assert ladder.target_seconds("max", "cloze") == 7  # read, not computed
+    finally:
+        kept.unlink()
+        ladder._kept_times.cache_clear()

@@ -10,6 +10,8 @@ reasoning written down, and how an attempt moves a target up or down (``RUNGS``:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -20,8 +22,9 @@ from pathlib import Path
 from drills.loop.retype import body_lines, typed_characters
 from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut
 from drills.store.history import Attempt, History
+from drills.store.paths import atomic_write, data_dir
 from drills.store.records import clock_at_end, finished
-from grader.catalog import FULL, format_time, load_catalog
+from grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
 
 TYPING_SPEED = 200
 """Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
@@ -115,10 +118,47 @@ FIRST = RUNGS[0]
 """The rung of a target never attempted: someone who does not know the engine yet retypes it first."""
 
 
-@cache
 def target_seconds(drill_id: str, rung: str) -> int:
-    """``rung_time(drill_id, rung).seconds`` of the reference, computed once per process."""
-    return rung_time(drill_id, rung).seconds
+    """``rung_time(drill_id, rung).seconds`` of the reference. Copy and cloze times cost a few tens of
+    milliseconds each (the reference cut and tokenized), and replaying a history needs one per rung
+    drilled: they are kept in the data folder, for as long as the reference and the catalog are the
+    same, so that ``drill list`` stays fast."""
+    if rung == "recall":
+        return rung_time(drill_id, rung).seconds
+    times = _kept_times()
+    key = f"{drill_id} {rung}"
+    if key not in times:
+        times[key] = rung_time(drill_id, rung).seconds
+        try:
+            atomic_write(_times_file(), json.dumps({"for": _fingerprint(), "times": times}))
+        except OSError:
+            pass  # a read-only data folder: computed again next time
+    return times[key]
+
+
+def _times_file() -> Path:
+    return data_dir() / "rung-times.json"
+
+
+@cache
+def _fingerprint() -> str:
+    """What the rung times depend on: the reference, the catalog, the typing speed and the rounding."""
+    digest = hashlib.sha256(f"{TYPING_SPEED} {STEP}".encode())
+    for path in (REFERENCE, CATALOG_FILE):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _kept_times() -> dict[str, int]:
+    """The rung times kept in the data folder, if they are of this reference and catalog."""
+    try:
+        kept = json.loads(_times_file().read_text(encoding="utf-8"))
+        if kept.get("for") == _fingerprint() and isinstance(kept.get("times"), dict):
+            return {k: int(v) for k, v in kept["times"].items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+    return {}
 
 
 def outcome(attempt: Attempt) -> Outcome:
