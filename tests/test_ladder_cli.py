@@ -118,6 +118,11 @@ def test_bests_stats_and_the_scoreboard_are_per_rung(clock, workspace):
     assert copy[1:5] == ["copy", CLOCKS[COPY], "1", "0:40"]
     assert recall[1:5] == ["recall", "5:00", "1", "3:20"]
     assert re.search(r"^unbroadcast\s+recall\s.*5:00\s+3:20\s+3:20\s+1\s", drill("list").output, re.M)
+    # a chart per rung, each against its own target time
+    chart = drill("chart", "unbroadcast").output
+    assert "unbroadcast (copy): time per attempt" in chart and "unbroadcast: time per attempt" in chart
+    assert f"target {CLOCKS[COPY]}" in chart and "target 5:00" in chart
+    assert "unbroadcast (copy)" in drill("chart").output
 
 
 def test_drill_ladder_shows_each_rung_its_time_and_why(clock):
