@@ -60,7 +60,10 @@ def test_a_target_walks_up_the_ladder_and_down_again(clock, workspace):
     assert "differs from the reference in 1 place" in text and "grad.sum(axis=0)" in text  # retyping feedback
     assert "Ladder: unbroadcast moves up to cloze" in text
     assert rung_in_list() == "cloze"
-    assert "Drill now: unbroadcast on the learning ladder" in said(drill("next"))  # not a review: still learning
+    # not a review: still learning, first in line, on its next rung
+    assert "Drill now: unbroadcast on the learning ladder, not passed from memory yet; its cloze rung next" in said(
+        drill("next")
+    )
 
     # cloze: some, not all, of its lines blank
     drill("start", "unbroadcast")

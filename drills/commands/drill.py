@@ -46,13 +46,14 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     now, attempt = term.clock(), checked.attempt
     board = scoreboard(store, attempt, target_seconds(attempt.target, attempt.rung))
     chosen, card = choose(store, now), review_for(attempt.target)
+    rung = place(chosen.target, store.attempts(chosen.target)).rung
     extra: list[Any] = []
     if attempt.rung != "recall":
         extra.append(retyping(store, attempt))
     line = moved_line(attempt.target, attempt.rung, place(attempt.target, store.attempts(attempt.target)).rung)
     if line is not None:
         extra.append(line)
-    term.out.print(report.finish_view(checked, board, card, chosen, now, extra))
+    term.out.print(report.finish_view(checked, board, card, chosen, now, extra, rung))
 
 
 def retyping(store: History, attempt: Attempt) -> Any:
@@ -148,8 +149,11 @@ def status(term: Terminal) -> None:
             from drills.store.schedule import choose
 
             now = term.clock()
+            from drills.loop.ladder import current_rung
+
             chosen = choose(store, now)
-            term.out.print(lines.no_attempt_view(chosen.target, render.reason(chosen, now)))
+            why = render.reason(chosen, now, current_rung(store, chosen.target))
+            term.out.print(lines.no_attempt_view(chosen.target, why))
             return
         states = session.target_states(attempt, session.latest_result(store, attempt))
     term.out.print(report.status_view(attempt, states, term.clock()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
-from drills.loop.ladder import places
+from drills.loop.ladder import current_rung, places
 from drills.loop.session import describe_active
 from drills.store import records
 from drills.store.schedule import deck, queue
@@ -30,7 +30,7 @@ def overview(term: Terminal, title: bool = True) -> None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=False))
     else:
         chosen = cards[0]
-        why = f"{render.reason(chosen, now)}   (or: drill next --start)"
+        why = f"{render.reason(chosen, now, rungs[chosen.target])}   (or: drill next --start)"
         term.out.print(render.next_step(f"drill start {chosen.target}", why))
 
 
@@ -40,9 +40,10 @@ def next_target(term: Terminal) -> None:
         now = term.clock()
         cards = queue(store, now)
         active = store.active()
+        rung = current_rung(store, cards[0].target)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
-    term.out.print(render.next_view(cards, now))
+    term.out.print(render.next_view(cards, now, rung))
 
 
 def chosen_target(term: Terminal) -> str:
@@ -50,7 +51,8 @@ def chosen_target(term: Terminal) -> str:
     with history(term) as store:
         now = term.clock()
         chosen = queue(store, now)[0]
-    term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now)))
+        rung = current_rung(store, chosen.target)
+    term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now, rung)))
     return chosen.target
 
 

@@ -253,12 +253,18 @@ def due_in(seconds: float) -> str:
     return f"in {counted(round(seconds / DAY), 'day')}"
 
 
-def reason(card: TargetCard, now: float) -> str:
-    """Why a card is where it is in the queue, in a few words."""
+def reason(card: TargetCard, now: float, rung: str = "recall") -> str:
+    """Why a card is where it is in the queue, in a few words; ``rung``: the one ``drill start`` starts
+    (a target never drilled: copy, said by drill start)."""
+    on = "" if rung == "recall" else f"; its {rung} rung next"
     if card.new:
         return "never drilled"
     if card.learning:
-        return "on the learning ladder: not passed from memory yet"
+        return f"on the learning ladder, not passed from memory yet{on}"
+    return _reviewed(card, now) + on
+
+
+def _reviewed(card: TargetCard, now: float) -> str:
     last = card.last
     assert last is not None
     did = "you gave up" if last.time is None else f"passed in {format_time(last.time)}"
@@ -275,8 +281,8 @@ QUEUE_SHOWN = 4
 """How many targets after the chosen one `drill next` names."""
 
 
-def next_view(queue: list[TargetCard], now: float) -> RenderableType:
-    """``drill next``: the chosen target, why, the ones after it, and the command."""
+def next_view(queue: list[TargetCard], now: float, rung: str = "recall") -> RenderableType:
+    """``drill next``: the chosen target, why (``rung``: the one it starts on), the ones after it, and the command."""
     chosen = queue[0]
     lines: list[RenderableType] = []
     if chosen.due > now:
@@ -286,7 +292,7 @@ def next_view(queue: list[TargetCard], now: float) -> RenderableType:
             )
         )
     line = Text(" Drill now: ", style="bold")
-    line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now)}", style="dim")
+    line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now, rung)}", style="dim")
     lines.append(line)
     if len(queue) > 1:
         after = ", ".join(f"{c.target} ({due_in(c.due - now)})" for c in queue[1 : 1 + QUEUE_SHOWN])

@@ -135,9 +135,10 @@ def finish_view(
     chosen: TargetCard,
     now: float,
     extra: Sequence[RenderableType] = (),
+    rung: str = "recall",
 ) -> RenderableType:
     """An attempt that just passed: the report, the scoreboard, ``extra`` (the retyping feedback and the
-    ladder's move), its review card, what to compare, and what is due next."""
+    ladder's move), its review card, what to compare, and what is due next (on ``rung``)."""
     parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board), scoreboard(board)]
     parts.extend(extra)
     if card is not None:
@@ -145,7 +146,7 @@ def finish_view(
     target = checked.attempt.target
     compare = target if target != FULL else load_catalog().ids[0]
     parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
-    parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now)}); drill next --start", style="dim"))
+    parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now, rung)}); drill next --start", style="dim"))
     return Group(*parts)
 
 
