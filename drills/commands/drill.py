@@ -146,11 +146,10 @@ def status(term: Terminal) -> None:
     with history(term) as store:
         attempt = store.active()
         if attempt is None:
+            from drills.loop.ladder import current_rung
             from drills.store.schedule import choose
 
             now = term.clock()
-            from drills.loop.ladder import current_rung
-
             chosen = choose(store, now)
             why = render.reason(chosen, now, current_rung(store, chosen.target))
             term.out.print(lines.no_attempt_view(chosen.target, why))
