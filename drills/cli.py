@@ -39,6 +39,8 @@ TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list
 OracleOption = Annotated[str, typer.Option(hidden=True)]
 PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
 PeekFlag = Annotated[bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")]
+RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
+RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -136,7 +138,7 @@ def next_target(
 ) -> None:
     """The target to drill now, chosen by spaced repetition (FSRS) from your history.
 
-    A finished attempt is a review: gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
+    A finished recall attempt is a review (copy and cloze are learning steps: a target joins at its first recall pass, and until then comes before those never drilled): gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
     """
     from drills.commands import practice
 
@@ -146,6 +148,14 @@ def next_target(
             return
         chosen = practice.chosen_target(term)
     start(chosen, workspace=workspace, edit=edit)
+
+
+@app.command()
+def ladder() -> None:
+    """The learning ladder: each target's rung (copy, cloze, recall), each rung's target time and why, and what moves it up or down."""
+    from drills.commands import drill
+
+    run(drill.ladder)
 
 
 @app.command()
@@ -191,11 +201,14 @@ def start(
         typer.Option(metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."),
     ] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
+    rung: RungOption = None,
 ) -> None:
-    """Write the stub of TARGET (its functions blanked) and start the timer. TARGET may be 'full'."""
+    """Write the stub of TARGET for its rung of the ladder and start the timer. TARGET may be 'full'.
+
+    The rungs: copy (the reference in view above each blank, to retype), cloze (its key lines blank), recall (every function blank, from memory). A target never drilled starts on copy."""
     from drills.commands import drill
 
-    run(drill.start, resolve(target), workspace, edit)
+    run(drill.start, resolve(target), workspace, edit, rung.lower() if rung else None)
 
 
 @app.command()

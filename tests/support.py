@@ -246,10 +246,16 @@ def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Pat
 
 
 def record_attempt(
-    store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False
+    store: History,
+    target: str,
+    seconds: float,
+    at: float,
+    outcome: str = "passed",
+    assisted: bool = False,
+    rung: str = "recall",
 ) -> None:
-    """A finished attempt in the history, as if drilled at ``at``: passed in ``seconds``, or given up after them."""
-    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
+    """A finished attempt in the history, as if drilled at ``at`` on ``rung``: passed in ``seconds``, or given up after them."""
+    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at, rung)
     if outcome == "passed":
         store.add_split(attempt, target, seconds)
     if assisted:
@@ -289,11 +295,13 @@ def latest():
         store.close()
 
 
-def seed(target: str, seconds: float, *, at: float, outcome: str = "passed", assisted: bool = False) -> None:
+def seed(
+    target: str, seconds: float, *, at: float, outcome: str = "passed", assisted: bool = False, rung: str = "recall"
+) -> None:
     """A finished attempt in the history, as if drilled long ago."""
     store = open_store()
     try:
-        record_attempt(store, target, seconds, at, outcome, assisted)
+        record_attempt(store, target, seconds, at, outcome, assisted, rung)
     finally:
         store.close()
 
@@ -306,7 +314,7 @@ ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
 
 class FakeGrader:
     """Stands in for the grader: a target passes when none of its symbols (nor those of the targets
-    it needs) is still a stub, and none of its own is ``wrong``. ``seconds`` is how long a grading
+    it needs) is still a stub (a blank of a cloze stub included), and none of its own is ``wrong``. ``seconds`` is how long a grading
     takes on the MockClock."""
 
     def __init__(self, clock: MockClock) -> None:
@@ -321,7 +329,7 @@ class FakeGrader:
     def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
         self.calls.append([t.id for t in targets])
         source = Path(file).read_text(encoding="utf-8")
-        blank = {s for s in ALL_SYMBOLS if f'raise NotImplementedError("{s}")' in source}
+        blank = {s for s in ALL_SYMBOLS if re.search(rf'raise NotImplementedError\("{re.escape(s)}(, blank \d+)?"\)', source)}
         results = []
         for target in targets:
             needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]

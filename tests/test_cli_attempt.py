@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("wide_terminal", "warm_grading")
 
 
 def test_pause_freezes_the_clock_and_check_waits_for_resume(clock):
-    drill("start", "unbroadcast")
+    drill("start", "unbroadcast", "--rung", "recall")
     clock.advance(60)
     text = said(drill("pause"))
     assert "Paused unbroadcast at 1:00" in text and "drill resume" in text
@@ -140,7 +140,7 @@ def test_diff_of_a_target_never_attempted(clock):
 
 
 def test_hint_reveals_one_more_per_call_and_the_scoreboard_says_assisted(clock, workspace):
-    drill("start", "unbroadcast")
+    drill("start", "unbroadcast", "--rung", "recall")
     hints = CATALOG.get("unbroadcast").hints
     for n in range(1, len(hints) + 1):
         result = drill("hint")

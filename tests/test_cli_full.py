@@ -79,7 +79,7 @@ def test_the_fast_paths_answer_as_the_commands_do(workspace):
     proc = start_child("status")
     output, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "No attempt in progress" in output and "Traceback" not in output
-    drill("start", "backward")
+    drill("start", "backward", "--rung", "recall")
     proc = start_child("status")
     output, _ = proc.communicate(timeout=60)
     text = " ".join(output.split())
@@ -155,7 +155,7 @@ def test_check_of_an_endless_loop_ends_with_a_verdict(workspace):
 
 
 def test_watch_regrades_on_save_and_ends_with_the_scoreboard(workspace):
-    drill("start", "unbroadcast")  # the real clock: the watch child reads it too
+    drill("start", "unbroadcast", "--rung", "recall")  # the real clock: the watch child reads it too
     path = workspace / "unbroadcast.py"
     proc = start_child("watch")
     lines: queue.Queue[str | None] = queue.Queue()

@@ -204,7 +204,7 @@ def test_csv_is_one_tidy_table(tmp_path):
 def test_json_has_a_version_and_attempts_with_their_splits():
     fill_history()
     data = json.loads(drill("export", "--format", "json").output)
-    assert data["version"] == 1 and len(data["attempts"]) == 5
+    assert data["version"] == 2 and len(data["attempts"]) == 5
     full = data["attempts"][4]
     assert full["target"] == "full" and full["hints"] == {"softmax": 1}
     assert [s["target"] for s in full["splits"]] == list(CATALOG.ids)
@@ -238,7 +238,7 @@ def good_csv() -> str:
         pytest.param(".json", lambda: "{not json", "not JSON", id="not-json"),
         pytest.param(".json", lambda: "[1, 2]", "not an autograd-drill export", id="not-an-export"),
         pytest.param(
-            ".json", lambda: json.dumps({**good_json(), "version": 2}), "version 2 is not supported", id="version"
+            ".json", lambda: json.dumps({**good_json(), "version": 3}), "version 3 is not supported", id="version"
         ),
         pytest.param(
             ".json",
@@ -288,7 +288,7 @@ def good_csv() -> str:
         pytest.param(
             ".csv", lambda: good_csv().replace("split,1,", "splat,1,", 1), "line 3: kind must be attempt", id="kind"
         ),
-        pytest.param(".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,\n", "appears twice", id="dup-split"),
+        pytest.param(".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,,\n", "appears twice", id="dup-split"),
     ],
 )
 def test_import_refuses_a_malformed_file_in_one_line(tmp_path, monkeypatch, suffix, make, message):

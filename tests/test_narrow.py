@@ -43,6 +43,18 @@ def test_every_id_is_whole_in_the_tables(clock, command):
     assert widest(output) <= 60
 
 
+@pytest.mark.parametrize("command", [["ladder"], ["list"], ["stats"]])
+def test_the_rungs_of_the_ladder_fit(clock, command):
+    history_of_every_kind()
+    for i, target in enumerate(CATALOG.ids):
+        seed(target, 50.0 + i, at=T0 - DAY / 4, rung=("copy", "cloze")[i % 2])
+    output = drill(*command).output
+    assert not CUT.findall(output), output
+    assert set(CATALOG.drill_ids) <= first_cells(output), output
+    assert widest(output) <= 60
+    assert re.search(r"^unbroadcast .*\b(copy|cloze)\b", output, re.M), output  # its copy attempt, or the rung it took it to
+
+
 def test_the_queue_names_whole_ids(clock):
     history_of_every_kind()
     output = drill("next").output

@@ -220,6 +220,9 @@ def test_the_schedule_follows_the_drills_finished(history, clock, workspace, fak
     assert choose(history, clock()).target == "unbroadcast"  # nothing drilled: the first in the catalog
     finish_attempt(history, clock, workspace, "unbroadcast", 100)  # under half of 5:00: Easy
     assert choose(history, clock()).target == "backward"
+    give_up_attempt(history, clock, workspace, "backward", 100)  # never passed from memory: learning, due now
+    assert choose(history, clock()).target == "backward"
+    finish_attempt(history, clock, workspace, "backward", 400)  # its first recall pass: in the schedule
     give_up_attempt(history, clock, workspace, "backward", 100)  # Again: due tomorrow
     assert choose(history, clock()).target == "arith"
     clock.advance(2 * 86_400)

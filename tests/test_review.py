@@ -89,7 +89,7 @@ def solve(workspace: Path, target: str) -> None:
 
 def test_the_card_follows_the_scoreboard_after_a_pass(clock, tmp_path, passing_grader):
     workspace = tmp_path / "solutions"
-    drill("start", "softmax")
+    drill("start", "softmax", "--rung", "recall")
     clock.advance(200)
     assert "review:" not in said(drill("check", code=1))  # not passed yet: no card
     solve(workspace, "softmax")
@@ -109,7 +109,7 @@ def test_a_give_up_shows_no_card(clock, passing_grader):
 def test_the_card_after_a_real_pass(clock, tmp_path):
     """Real grading (the oracle suite in a child, about a second): the reference passes, the card appears."""
     workspace = tmp_path / "solutions"
-    drill("start", "cross-entropy")
+    drill("start", "cross-entropy", "--rung", "recall")
     clock.advance(95)
     solve(workspace, "cross-entropy")
     text = said(drill("check"))

@@ -102,7 +102,7 @@ def test_restore_archives_the_file_in_its_way(clock, workspace):
 
 @pytest.mark.usefixtures("wide_terminal", "fake_grading")
 def test_restore_a_finished_attempt_or_an_earlier_one(clock, workspace):
-    drill("start", "unbroadcast")
+    drill("start", "unbroadcast", "--rung", "recall")
     graded_save(workspace, clock, REFERENCE_SOURCE, code=0)  # passed: the attempt is over
     first = latest()
     clock.advance(3600)

@@ -17,9 +17,10 @@ from drills.store.paths import default_workspace
 from drills.views import lines, render, report
 
 
-def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> None:
+def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung: str | None = None) -> None:
+    """``rung``: copy, cloze or recall; None: the target's current rung on the ladder."""
     with history(term) as store:
-        started = session.start(store, target, workspace or default_workspace(), term.clock)
+        started = session.start(store, target, workspace or default_workspace(), term.clock, rung)
     term.out.print(lines.started_view(started))
     if edit:
         import subprocess
@@ -34,15 +35,53 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool) -> No
 
 
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
-    """An attempt that just passed: the scoreboard, its review card, and what comes next."""
+    """An attempt that just passed: the scoreboard (of its rung), how you retyped the reference (after
+    a copy or cloze pass), where it moved on the ladder, its review card, and what comes next."""
+    from drills.loop.ladder import place, target_seconds
     from drills.store.records import scoreboard
     from drills.store.schedule import choose
+    from drills.views.ladder import moved_line
     from drills.views.reviews import review_for
 
-    now = term.clock()
-    board, chosen = scoreboard(store, checked.attempt), choose(store, now)
-    card = review_for(checked.attempt.target)
-    term.out.print(report.finish_view(checked, board, card, chosen, now))
+    now, attempt = term.clock(), checked.attempt
+    board = scoreboard(store, attempt, target_seconds(attempt.target, attempt.rung))
+    chosen, card = choose(store, now), review_for(attempt.target)
+    rung = place(chosen.target, store.attempts(chosen.target)).rung
+    extra: list[Any] = []
+    if attempt.rung != "recall":
+        extra.append(retyping(store, attempt))
+    line = moved_line(attempt.target, attempt.rung, place(attempt.target, store.attempts(attempt.target)).rung)
+    if line is not None:
+        extra.append(line)
+    term.out.print(report.finish_view(checked, board, card, chosen, now, extra, rung))
+
+
+def retyping(store: History, attempt: Attempt) -> Any:
+    """Your passing file against the reference, token by token (drills/loop/retype.py)."""
+    from drills.loop.retype import retyped
+    from drills.loop.stubs import REFERENCE
+    from drills.views.retype import retype_view
+    from grader.catalog import load_catalog
+
+    last = store.last_submission(attempt)
+    yours = last.source if last is not None else attempt.file.read_text(encoding="utf-8", errors="replace")
+    symbols = [s for t in load_catalog().drilled(attempt.target) for s in t.symbols]
+    return retype_view(retyped(yours, REFERENCE.read_text(encoding="utf-8"), symbols))
+
+
+def ladder(term: Terminal) -> None:
+    """``drill ladder``: every target's rung, its rungs' times and why, what moves it."""
+    from drills.loop.ladder import places, rung_time
+    from drills.loop.stubs import RUNGS
+    from drills.views.ladder import ladder_view
+    from grader.catalog import FULL
+
+    with history(term) as store:
+        spots = places(store)
+    times = {
+        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else ("recall",))} for drill_id in spots
+    }
+    term.out.print(ladder_view(list(spots.values()), times))
 
 
 def check(term: Terminal, oracle: str) -> int:
@@ -107,11 +146,13 @@ def status(term: Terminal) -> None:
     with history(term) as store:
         attempt = store.active()
         if attempt is None:
+            from drills.loop.ladder import current_rung
             from drills.store.schedule import choose
 
             now = term.clock()
             chosen = choose(store, now)
-            term.out.print(lines.no_attempt_view(chosen.target, render.reason(chosen, now)))
+            why = render.reason(chosen, now, current_rung(store, chosen.target))
+            term.out.print(lines.no_attempt_view(chosen.target, why))
             return
         states = session.target_states(attempt, session.latest_result(store, attempt))
     term.out.print(report.status_view(attempt, states, term.clock()))
@@ -136,7 +177,17 @@ def abandon(term: Terminal) -> None:
 
 
 def give_up(term: Terminal) -> None:
-    _end_or_pause(term, session.give_up, lines.gave_up_view)
+    """End the attempt as not finished; then where the ladder moved its target."""
+    from drills.loop.ladder import current_rung
+    from drills.views.ladder import moved_line
+
+    with history(term) as store:
+        attempt = session.give_up(store, term.clock)
+        after = current_rung(store, attempt.target)
+    term.out.print(lines.gave_up_view(attempt, term.clock()))
+    line = moved_line(attempt.target, attempt.rung, after)
+    if line is not None:
+        term.out.print(line)
 
 
 def hint(term: Terminal, target: str | None) -> None:

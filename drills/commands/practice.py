@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
+from drills.loop.ladder import current_rung, places
 from drills.loop.session import describe_active
 from drills.store import records
 from drills.store.schedule import deck, queue
@@ -21,14 +22,15 @@ def overview(term: Terminal, title: bool = True) -> None:
         now = term.clock()
         cards = queue(store, now)  # spaced repetition: the first is the one to drill now
         due = {c.target: render.due_in(c.due - now) for c in cards}
-        term.out.print(render.catalog_table(load_catalog(), records.drill_records(store), due))
+        rungs = {drill_id: spot.rung for drill_id, spot in places(store).items()}
+        term.out.print(render.catalog_table(load_catalog(), records.drill_records(store), due, rungs))
         term.out.print()
         active = store.active()
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=False))
     else:
         chosen = cards[0]
-        why = f"{render.reason(chosen, now)}   (or: drill next --start)"
+        why = f"{render.reason(chosen, now, rungs[chosen.target])}   (or: drill next --start)"
         term.out.print(render.next_step(f"drill start {chosen.target}", why))
 
 
@@ -38,9 +40,10 @@ def next_target(term: Terminal) -> None:
         now = term.clock()
         cards = queue(store, now)
         active = store.active()
+        rung = current_rung(store, cards[0].target)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
-    term.out.print(render.next_view(cards, now))
+    term.out.print(render.next_view(cards, now, rung))
 
 
 def chosen_target(term: Terminal) -> str:
@@ -48,7 +51,8 @@ def chosen_target(term: Terminal) -> str:
     with history(term) as store:
         now = term.clock()
         chosen = queue(store, now)[0]
-    term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now)))
+        rung = current_rung(store, chosen.target)
+    term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now, rung)))
     return chosen.target
 
 
@@ -68,18 +72,28 @@ def review(term: Terminal, target: str) -> None:
 
 
 def stats(term: Terminal, target: str | None) -> None:
+    """Per drill, its recall row, and a row per rung below recall it was drilled on (never mixed)."""
+    from drills.loop.ladder import target_seconds
+
     ids = [target] if target else list(load_catalog().drill_ids)
     with history(term) as store:
-        term.out.print(render.stats_table([records.stats(store, i) for i in ids]))
+        rows = []
+        for drill_id in ids:
+            for rung in ("copy", "cloze"):
+                if records.finished_attempts(store, drill_id, rung):
+                    rows.append(records.stats(store, drill_id, rung, target_seconds(drill_id, rung)))
+            rows.append(records.stats(store, drill_id))
+        term.out.print(render.stats_table(rows))
 
 
 def chart(term: Terminal, target: str | None) -> None:
+    from drills.loop.ladder import target_seconds
     from drills.store.progress import progress
     from drills.views.chart import draw
 
     out = term.out
     with history(term) as store:
-        data = progress(store, term.clock(), term.tz)
+        data = progress(store, term.clock(), term.tz, target_seconds)
     has = data.full if target == FULL else [s for s in data.series if target in (None, s.target)]
     if not has:
         out.print(lines.nothing_to_chart(target))

@@ -21,6 +21,7 @@ import ast
 import io
 import tokenize
 from collections.abc import Collection
+from functools import lru_cache
 
 NOTE = "NOTE:"
 COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.Match)
@@ -28,8 +29,14 @@ COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.
 
 def comments(source: str) -> list[tuple[int, str]]:
     """The comments of ``source`` (never text in a string): their 1-based line, and their text less the ``#``."""
+    return list(_comments(source))
+
+
+@lru_cache(maxsize=8)
+def _comments(source: str) -> tuple[tuple[int, str], ...]:
+    """``comments``, tokenized once per source (the reference is read for every rung time)."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return [(t.start[0], t.string.lstrip("#").strip()) for t in tokens if t.type == tokenize.COMMENT]
+    return tuple((t.start[0], t.string.lstrip("#").strip()) for t in tokens if t.type == tokenize.COMMENT)
 
 
 def note_lines(source: str) -> set[int]:

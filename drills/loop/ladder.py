@@ -10,15 +10,21 @@ reasoning written down, and how an attempt moves a target up or down (``RUNGS``:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from drills.loop.retype import body_lines, typed_characters
 from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut
-from grader.catalog import FULL, format_time, load_catalog
+from drills.store.history import Attempt, History
+from drills.store.paths import atomic_write, data_dir
+from drills.store.records import clock_at_end, finished
+from grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
 
 TYPING_SPEED = 200
 """Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
@@ -68,7 +74,7 @@ def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime
     seconds = _rounded_up(recall * blanked / whole)
     return RungTime(
         seconds,
-        f"cloze: its {len(gaps)} blank{'' if len(gaps) == 1 else 's'} carry {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
+        f"cloze: its {len(gaps)} blank{' carries' if len(gaps) == 1 else 's carry'} {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
         f" of the {format_time(recall)} recall time, rounded up to the half minute: {format_time(seconds)}.",
     )
 
@@ -104,3 +110,102 @@ def moved(rung: str, outcomes: Sequence[Outcome], target_seconds: float) -> str:
     if last.gave_up or (len(outcomes) >= 2 and over(outcomes[-1]) and over(outcomes[-2])):
         return RUNGS[max(at - 1, 0)]
     return rung
+
+
+# ---------------------------------------------------------------------------- where a target is
+
+FIRST = RUNGS[0]
+"""The rung of a target never attempted: someone who does not know the engine yet retypes it first."""
+
+
+def target_seconds(drill_id: str, rung: str) -> int:
+    """``rung_time(drill_id, rung).seconds`` of the reference. Copy and cloze times cost a few tens of
+    milliseconds each (the reference cut and tokenized), and replaying a history needs one per rung
+    drilled: they are kept in the data folder, for as long as the reference and the catalog are the
+    same, so that ``drill list`` stays fast."""
+    if rung == "recall":
+        return rung_time(drill_id, rung).seconds
+    times = _kept_times()
+    key = f"{drill_id} {rung}"
+    if key not in times:
+        times[key] = rung_time(drill_id, rung).seconds
+        try:
+            atomic_write(_times_file(), json.dumps({"for": _fingerprint(), "times": times}))
+        except OSError:
+            pass  # a read-only data folder: computed again next time
+    return times[key]
+
+
+def _times_file() -> Path:
+    return data_dir() / "rung-times.json"
+
+
+@cache
+def _fingerprint() -> str:
+    """What the rung times depend on: the reference, the catalog, the typing speed and the rounding."""
+    digest = hashlib.sha256(f"{TYPING_SPEED} {STEP}".encode())
+    for path in (REFERENCE, CATALOG_FILE):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _kept_times() -> dict[str, int]:
+    """The rung times kept in the data folder, if they are of this reference and catalog."""
+    try:
+        kept = json.loads(_times_file().read_text(encoding="utf-8"))
+        if kept.get("for") == _fingerprint() and isinstance(kept.get("times"), dict):
+            return {k: int(v) for k, v in kept["times"].items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+    return {}
+
+
+def outcome(attempt: Attempt) -> Outcome:
+    """A finished attempt as the ladder reads it."""
+    return Outcome(attempt.outcome == "passed", clock_at_end(attempt), attempt.assisted, attempt.outcome == "gave-up")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a target stands on the ladder, replayed from its finished attempts."""
+
+    target: str
+    rung: str
+    overs: int
+    """Passes over the rung's time in a row since it last moved (one more, and it moves down)."""
+    attempted: bool
+    """It has a finished attempt (of any rung)."""
+
+
+def place(target: str, attempts: Iterable[Attempt]) -> Place:
+    """Replay ``moved`` over the target's finished attempts (passed or given up; an abandoned one is
+    a reset), in the order they ended. An attempt on another rung than the target's (``drill start
+    --rung``) puts it on that rung first: you chose to be there. ``full`` is recall only."""
+    if target == FULL:
+        return Place(target, "recall", 0, False)
+    rung: str | None = None
+    since: list[Outcome] = []
+    for attempt in finished(a for a in attempts if a.target == target):
+        if attempt.rung != rung:
+            rung, since = attempt.rung, []
+        since.append(outcome(attempt))
+        after = moved(rung, since, target_seconds(target, rung))
+        if after != rung:
+            rung, since = after, []
+    if rung is None:
+        return Place(target, FIRST, 0, False)
+    seconds = target_seconds(target, rung)
+    overs = int(bool(since) and since[-1].passed and since[-1].seconds is not None and since[-1].seconds > seconds)
+    return Place(target, rung, overs, True)
+
+
+def current_rung(history: History, target: str) -> str:
+    """The rung ``drill start TARGET`` starts."""
+    return place(target, history.attempts(target)).rung
+
+
+def places(history: History) -> dict[str, Place]:
+    """Every drill's place, in catalog order."""
+    attempts = history.attempts()
+    return {drill_id: place(drill_id, attempts) for drill_id in load_catalog().drill_ids}

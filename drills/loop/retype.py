@@ -15,6 +15,7 @@ import itertools
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from drills.loop.cloze import body_of
 from grader.catalog import find_functions
@@ -75,20 +76,30 @@ def _key(token: tokenize.TokenInfo) -> str:
 def code_tokens(source: str, lines: Iterable[int] | None = None) -> list[Token]:
     """The tokens of ``source`` that compare, less comments and layout; only those starting on
     ``lines`` (1-based), if given. A SyntaxError if it does not tokenize."""
-    wanted = None if lines is None else set(lines)
+    every = _code_tokens(source)
+    if lines is None:
+        return list(every)
+    wanted = set(lines)
+    return [token for token in every if token.line in wanted]
+
+
+@lru_cache(maxsize=8)
+def _code_tokens(source: str) -> tuple[Token, ...]:
+    """``code_tokens`` of the whole source, tokenized once per source (the reference is read for every
+    rung time)."""
     try:
         raw = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError) as error:
         raise SyntaxError(str(error)) from None
     found = []
     for i, token in enumerate(raw):
-        if token.type in SKIPPED or (wanted is not None and token.start[0] not in wanted):
+        if token.type in SKIPPED:
             continue
         if token.string == "," and _closes_below(raw, i):
             continue  # the trailing comma of a bracket closed on a later line: the formatter's
         text = SHOWN.get(token.type, token.string)
         found.append(Token(text, _key(token), token.start[0], token.start[1], token.end[1]))
-    return found
+    return tuple(found)
 
 
 def _closes_below(raw: list[tokenize.TokenInfo], i: int) -> bool:

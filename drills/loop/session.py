@@ -10,6 +10,7 @@ from pathlib import Path
 
 from drills.loop.clock import Clock
 from drills.loop.incremental import merge, reused_verdicts
+from drills.loop.ladder import current_rung, rung_time
 from drills.loop.stubs import stub_for
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
@@ -53,6 +54,9 @@ class Started:
     archived: Path | None
     best: float | None
     target_time: int
+    rung: str = "recall"
+    reasoning: str = ""
+    """Where ``target_time`` comes from (drills/loop/ladder.py, ``rung_time``)."""
 
 
 def archive_file(path: Path) -> Path:
@@ -66,8 +70,14 @@ def archive_file(path: Path) -> Path:
     return dest
 
 
-def start(history: History, target_id: str, workspace: Path, clock: Clock) -> Started:
+def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: str | None = "recall") -> Started:
+    """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
     target_id = load_catalog().resolve(target_id)
+    rung = rung or current_rung(history, target_id)
+    try:
+        timed = rung_time(target_id, rung)
+    except ValueError as exc:
+        raise DrillError(str(exc)) from None
     active = history.active()
     if active is not None:
         raise DrillError(
@@ -80,11 +90,12 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock) -> St
     path = workspace / f"{target_id}.py"
     try:
         archived = archive_file(path) if path.exists() else None
-        atomic_write(path, stub_for(symbols, label, drills=[t.id for t in targets]))
+        atomic_write(path, stub_for(symbols, label, drills=[t.id for t in targets], rung=rung))
     except OSError as exc:
         raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
-    attempt = history.start(target_id, path.resolve(), clock())
-    return Started(attempt, path, symbols, archived, personal_best(history, target_id), load_catalog().target_time(target_id))
+    attempt = history.start(target_id, path.resolve(), clock(), rung)
+    best = personal_best(history, target_id, rung=rung)
+    return Started(attempt, path, symbols, archived, best, timed.seconds, rung, timed.reasoning)
 
 
 # ---------------------------------------------------------------------------- check

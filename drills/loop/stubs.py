@@ -25,13 +25,11 @@ from drills.loop.cloze import (
     note_lines,
     simple_statements,
 )
+from drills.store.history import RUNGS
 from grader.catalog import find_functions
 from reference import ENGINE
 
 REFERENCE = ENGINE
-RUNGS = ("copy", "cloze", "recall")
-"""The ladder of a target, bottom up: retype the reference in view, fill in its key lines, write it
-from memory (the drill as it always was)."""
 
 
 DRILL_TAG = re.compile(r"\((?P<ids>[a-z][a-z-]*(?:, [a-z][a-z-]*)*) drills?\) ")

@@ -9,8 +9,12 @@ CSV is one tidy table, one row per attempt, per split and per hint count, told a
 On an attempt row ``seconds`` is the clock at the end (a pass's time); on a split row, the clock
 when that target first passed; on a hint row, ``hints`` is how many hints of ``target`` were shown.
 
-JSON is ``{"version": 1, "attempts": [...]}``, each attempt holding its splits and hints, and,
+JSON is ``{"version": 2, "attempts": [...]}``, each attempt holding its splits and hints, and,
 with ``--with-sources``, every graded version of the file.
+
+Each attempt carries its ``rung`` of the learning ladder (copy, cloze or recall; version 2). An
+export made before the ladder (JSON version 1, a CSV without the column) imports as recall, which
+is what every attempt then was.
 
 Importing skips the attempts already in the history (same target, same start) and checks the
 whole file before it writes anything.
@@ -28,7 +32,9 @@ from typing import Any
 
 from drills.store.history import History
 
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)
+"""The JSON versions ``drill import`` reads: 1 is an export from before the ladder (all recall)."""
 FORMATS = ("csv", "json")
 OUTCOMES = ("passed", "gave-up", "abandoned")
 CSV_FIELDS = (
@@ -44,7 +50,10 @@ CSV_FIELDS = (
     "hints",
     "file",
     "archive",
+    "rung",
 )
+OPTIONAL_FIELDS = ("rung",)
+"""Columns an older export lacks (its attempts are recall)."""
 SAME_START = 0.001
 """Seconds within which two starts of the same target are the same attempt (ISO keeps microseconds)."""
 
@@ -82,6 +91,7 @@ class Record:
     hints: tuple[tuple[str, int], ...]
     submissions: tuple[Submission, ...] | None = None
     """The graded versions of the file; None when not exported."""
+    rung: str = "recall"
 
     @property
     def seconds(self) -> float:
@@ -113,6 +123,7 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
                 splits=tuple(sorted(attempt.splits.items(), key=lambda kv: kv[1])),
                 hints=tuple(history.hints(attempt)),
                 submissions=subs,
+                rung=attempt.rung,
             )
         )
     return out
@@ -137,6 +148,7 @@ def _attempt_fields(r: Record) -> dict[str, Any]:
         "assisted": r.assisted,
         "file": r.file,
         "archive": r.archive,
+        "rung": r.rung,
     }
 
 

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     ended_at REAL,
     outcome TEXT,                          -- NULL while in progress; passed | gave-up | abandoned
     assisted INTEGER NOT NULL DEFAULT 0,   -- hints or a peek at the reference
-    archive TEXT                           -- where the file went when the attempt was abandoned
+    archive TEXT,                          -- where the file went when the attempt was abandoned
+    rung TEXT NOT NULL DEFAULT 'recall'    -- copy | cloze | recall (the learning ladder); full: recall
 );
 CREATE TABLE IF NOT EXISTS splits (
     attempt_id INTEGER NOT NULL REFERENCES attempts(id),
@@ -55,6 +56,14 @@ CREATE INDEX IF NOT EXISTS submissions_by_attempt ON submissions(attempt_id, gra
 """
 
 
+RUNGS = ("copy", "cloze", "recall")
+"""The learning ladder of a target, bottom up: retype the reference in view, fill in its key lines, write
+it from memory (the drill as it always was). The full drill is recall only."""
+RUNG_COLUMN = "ALTER TABLE attempts ADD COLUMN rung TEXT NOT NULL DEFAULT 'recall'"
+"""A history made before the learning ladder gets the column: its attempts read as recall, the drill
+as it was."""
+
+
 class HistoryError(RuntimeError):
     """The history cannot be used (for instance it is not a database)."""
 
@@ -72,6 +81,8 @@ class Attempt:
     assisted: bool
     archive: str | None
     splits: dict[str, float] = field(default_factory=dict)
+    rung: str = "recall"
+    """The rung of the learning ladder it was on: copy, cloze or recall (drills/loop/stubs.py, RUNGS)."""
 
     @property
     def in_progress(self) -> bool:
@@ -127,9 +138,21 @@ class History:
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"{path} is not a usable history database ({exc})") from exc
         self.db.row_factory = sqlite3.Row
+
+    def _migrate(self) -> None:
+        """Add what a history made by an older version lacks (two commands opening it at once: the
+        second finds the column there)."""
+        if "rung" in {row[1] for row in self.db.execute("PRAGMA table_info(attempts)")}:
+            return
+        try:
+            self.db.execute(RUNG_COLUMN)
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
 
     def close(self) -> None:
         self.db.close()
@@ -165,6 +188,7 @@ class History:
             assisted=bool(row["assisted"]),
             archive=row["archive"],
             splits=splits,
+            rung=row["rung"],
         )
 
     def get(self, attempt_id: int) -> Attempt:
@@ -187,12 +211,13 @@ class History:
             ).fetchall()
         return [self._attempt(r) for r in rows]
 
-    def start(self, target: str, file: Path, now: float) -> Attempt:
+    def start(self, target: str, file: Path, now: float, rung: str = "recall") -> Attempt:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM attempts WHERE outcome IS NULL").fetchone():
                 raise HistoryError("an attempt is already in progress")
             cursor = db.execute(
-                "INSERT INTO attempts (target, file, started_at) VALUES (?, ?, ?)", (target, str(file), now)
+                "INSERT INTO attempts (target, file, started_at, rung) VALUES (?, ?, ?, ?)",
+                (target, str(file), now, rung),
             )
         assert cursor.lastrowid is not None
         return self.get(cursor.lastrowid)
@@ -289,12 +314,13 @@ class History:
         archive: str | None,
         splits: Iterable[tuple[str, float]],
         hints: Iterable[tuple[str, int]],
+        rung: str = "recall",
     ) -> Attempt:
         """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""
         cursor = self.db.execute(
-            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive),
+            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive, rung),
         )
         assert cursor.lastrowid is not None
         attempt_id = cursor.lastrowid

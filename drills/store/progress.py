@@ -5,6 +5,7 @@ draws it). Days are calendar days in the time zone given (the local one by defau
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
@@ -25,14 +26,20 @@ class Point:
 
 @dataclass(frozen=True)
 class Series:
-    """One drill's finished attempts, oldest first."""
+    """One drill's finished attempts on one rung of the ladder, oldest first."""
 
     target: str
     target_time: int
-    """Drawn as a line: the time to beat."""
+    """Of its rung; drawn as a line: the time to beat."""
     index: int
     """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
     points: tuple[Point, ...]
+    rung: str = "recall"
+
+    @property
+    def label(self) -> str:
+        """The drill, and its rung below recall: ``unbroadcast (copy)``."""
+        return self.target if self.rung == "recall" else f"{self.target} ({self.rung})"
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class Streak:
 @dataclass(frozen=True)
 class Progress:
     series: tuple[Series, ...]
-    """Targets with at least one finished attempt, in catalog order."""
+    """Per target with at least one finished attempt, in catalog order, one per rung (copy, cloze, recall)."""
     full: tuple[FullRun, ...]
     sum_of_best: float | None
     """Of the full drill's splits (unassisted runs), when every core target has one."""
@@ -99,18 +106,28 @@ def streak(days: set[date], today: date) -> Streak:
     return Streak(current, today in days, longest, max(days, default=None), recent)
 
 
-def progress(history: History, now: float, tz: tzinfo | None = None) -> Progress:
-    """Every finished attempt, per drill in the catalog's order, and the full drill's runs."""
+RUNG_ORDER = ("copy", "cloze", "recall")
+
+
+def progress(
+    history: History, now: float, tz: tzinfo | None = None, rung_time: Callable[[str, str], int] | None = None
+) -> Progress:
+    """Every finished attempt, per drill in the catalog's order and per rung, and the full drill's runs.
+
+    ``rung_time(drill, rung)``: the target time of a rung below recall (drills/loop/ladder.py)."""
     catalog = load_catalog()
     by_drill: dict[str, list[Attempt]] = {}
     for attempt in history.attempts():
         by_drill.setdefault(attempt.target, []).append(attempt)
     series = []
     for index, drill_id in enumerate(catalog.drill_ids):
-        done = finished(by_drill.get(drill_id, []))
-        if done:
+        for rung in RUNG_ORDER:
+            done = finished(a for a in by_drill.get(drill_id, []) if a.rung == rung)
+            if not done:
+                continue
+            limit = catalog.target_time(drill_id) if rung == "recall" or rung_time is None else rung_time(drill_id, rung)
             points = tuple(Point(a.ended_at or now, clock_at_end(a), a.outcome == "passed", a.assisted) for a in done)
-            series.append(Series(drill_id, catalog.target_time(drill_id), index, points))
+            series.append(Series(drill_id, limit, index, points, rung))
     runs = tuple(
         FullRun(n, a.ended_at or now, clock_at_end(a), a.outcome == "passed", tuple(segments(a)))
         for n, a in enumerate(finished(by_drill.get(FULL, [])), 1)

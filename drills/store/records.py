@@ -1,5 +1,6 @@
 """Records: what the history says of your times. The one place that decides which attempts count
-(finished ones), what a personal best is, how a full drill's splits become segments and the sum of
+(finished ones), what a personal best is (per rung of the learning ladder: a copy time is never
+compared with a recall time), how a full drill's splits become segments and the sum of
 best, and what a scoreboard and a stats row hold. Functions over the history that return frozen
 data; drills/views draws it.
 """
@@ -23,17 +24,19 @@ def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
     return sorted(done, key=lambda a: (a.ended_at, a.id))
 
 
-def finished_attempts(history: History, drill_id: str) -> list[Attempt]:
-    """A drill's attempts that count, in the order they ended."""
-    return finished(history.attempts(drill_id))
+def finished_attempts(history: History, drill_id: str, rung: str = "recall") -> list[Attempt]:
+    """A drill's attempts on ``rung`` that count, in the order they ended."""
+    return finished(a for a in history.attempts(drill_id) if a.rung == rung)
 
 
-def personal_best(history: History, drill_id: str, before: Attempt | None = None) -> float | None:
-    """The best unassisted time (an assisted attempt is not a record), optionally of the attempts before one."""
+def personal_best(
+    history: History, drill_id: str, before: Attempt | None = None, rung: str = "recall"
+) -> float | None:
+    """The best unassisted time on ``rung`` (an assisted attempt is not a record), optionally of the attempts before one."""
     times = [
         a.time
         for a in history.attempts(drill_id)
-        if a.time is not None and not a.assisted and (before is None or a.id < before.id)
+        if a.time is not None and a.rung == rung and not a.assisted and (before is None or a.id < before.id)
     ]
     return min(times, default=None)
 
@@ -87,7 +90,7 @@ class DrillRecord:
 
 
 def drill_records(history: History) -> dict[str, DrillRecord]:
-    """Every drill's record, by id, in the catalog's order."""
+    """Every drill's record from memory (its recall rung), by id, in the catalog's order."""
     records = {}
     for drill_id in load_catalog().drill_ids:
         done = finished_attempts(history, drill_id)
@@ -103,6 +106,7 @@ def drill_records(history: History) -> dict[str, DrillRecord]:
 class ScoreRow:
     target: str
     target_time: int
+    """Of the attempt's rung."""
     time: float | None
     best: float | None
     attempts: int
@@ -136,15 +140,15 @@ class Scoreboard:
         return self.total.new_best if self.total is not None else any(r.new_best for r in self.rows)
 
 
-def _row(history: History, attempt: Attempt, count: int) -> ScoreRow:
-    """The attempt's own line: its time against its target time and its personal best."""
-    previous = personal_best(history, attempt.target, before=attempt)
+def _row(history: History, attempt: Attempt, count: int, target_time: int | None) -> ScoreRow:
+    """The attempt's own line: its time against its target time and its personal best, on its rung."""
+    previous = personal_best(history, attempt.target, before=attempt, rung=attempt.rung)
     time = attempt.time
     return ScoreRow(
         attempt.target,
-        load_catalog().target_time(attempt.target),
+        load_catalog().target_time(attempt.target) if target_time is None else target_time,
         time,
-        personal_best(history, attempt.target),
+        personal_best(history, attempt.target, rung=attempt.rung),
         count,
         attempt.assisted,
         time is not None and not attempt.assisted and (previous is None or time < previous),
@@ -152,11 +156,14 @@ def _row(history: History, attempt: Attempt, count: int) -> ScoreRow:
     )
 
 
-def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
-    """The board shown when an attempt passes: one row, or for the full drill a row per split and a total."""
-    count = len(finished_attempts(history, attempt.target))
+def scoreboard(history: History, attempt: Attempt, target_time: int | None = None) -> Scoreboard:
+    """The board shown when an attempt passes: one row, or for the full drill a row per split and a total.
+
+    ``target_time``: of the attempt's rung (None: the catalog's, recall's); its times are compared
+    with those of its rung only."""
+    count = len(finished_attempts(history, attempt.target, attempt.rung))
     if attempt.target != FULL:
-        return Scoreboard(attempt, (_row(history, attempt, count),), None, None)
+        return Scoreboard(attempt, (_row(history, attempt, count, target_time),), None, None)
     catalog = load_catalog()
     best, before = best_segments(history), best_segments(history, before=attempt)
     rows = tuple(
@@ -172,7 +179,7 @@ def scoreboard(history: History, attempt: Attempt) -> Scoreboard:
         )
         for target, seconds in segments(attempt)
     )
-    return Scoreboard(attempt, rows, _row(history, attempt, count), sum_of_best(best))
+    return Scoreboard(attempt, rows, _row(history, attempt, count, None), sum_of_best(best))
 
 
 # ---------------------------------------------------------------------------- stats
@@ -189,20 +196,23 @@ class TargetStats:
     """Passed times, oldest first (for the sparkline)."""
     share_under: float | None
     last: Attempt | None
+    rung: str = "recall"
 
 
-def stats(history: History, drill_id: str) -> TargetStats:
-    done = finished_attempts(history, drill_id)
+def stats(history: History, drill_id: str, rung: str = "recall", target_time: int | None = None) -> TargetStats:
+    """A drill's stats on ``rung``, against ``target_time`` (that rung's; None: the catalog's, recall's)."""
+    done = finished_attempts(history, drill_id, rung)
     times = tuple(a.time for a in done if a.time is not None)
-    limit = load_catalog().target_time(drill_id)
+    limit = load_catalog().target_time(drill_id) if target_time is None else target_time
     under = sum(1 for a in done if a.time is not None and a.time <= limit)
     return TargetStats(
         target=drill_id,
         target_time=limit,
         attempts=len(done),
-        best=personal_best(history, drill_id),
+        best=personal_best(history, drill_id, rung=rung),
         median_last_five=statistics.median(times[-5:]) if times else None,
         times=times,
         share_under=under / len(done) if done else None,
         last=done[-1] if done else None,
+        rung=rung,
     )

@@ -11,9 +11,20 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from drills.store.export import CSV_FIELDS, FORMATS, OUTCOMES, SAME_START, VERSION, ExportError, Record, Submission
-from drills.store.history import Attempt, History
-from grader.catalog import load_catalog
+from drills.store.export import (
+    CSV_FIELDS,
+    FORMATS,
+    OPTIONAL_FIELDS,
+    OUTCOMES,
+    READABLE,
+    SAME_START,
+    VERSION,
+    ExportError,
+    Record,
+    Submission,
+)
+from drills.store.history import RUNGS, Attempt, History
+from grader.catalog import FULL, load_catalog
 
 # ---------------------------------------------------------------------------- reading
 
@@ -100,6 +111,11 @@ class _Check:
         if outcome == "passed" and not splits:
             raise self.fail("a passed attempt needs its splits")
         paused = self.seconds(fields.get("paused_seconds", 0), "paused_seconds")
+        rung = fields.get("rung") or "recall"  # an export from before the ladder: recall
+        if rung not in RUNGS:
+            raise self.fail(f"rung must be one of {', '.join(RUNGS)}, got {rung!r}")
+        if target == FULL and rung != "recall":
+            raise self.fail("the full drill is recall only")
         return Record(
             target=target,
             file=self.text(fields.get("file"), "file") or "",
@@ -112,6 +128,7 @@ class _Check:
             splits=tuple(sorted(splits, key=lambda kv: kv[1])),
             hints=tuple(sorted(hints)),
             submissions=None,
+            rung=str(rung),
         )
 
 
@@ -122,9 +139,9 @@ def from_json(text: str) -> list[Record]:
         raise ExportError(f"not JSON: {exc}") from None
     if not isinstance(data, dict) or "attempts" not in data:
         raise ExportError('not an autograd-drill export: expected {"version": 1, "attempts": [...]}')
-    if data.get("version") != VERSION:
+    if data.get("version") not in READABLE:
         raise ExportError(
-            f"export version {data.get('version')!r} is not supported (this drill reads version {VERSION})"
+            f"export version {data.get('version')!r} is not supported (this drill reads versions 1 to {VERSION})"
         )
     if not isinstance(data["attempts"], list):
         raise ExportError('"attempts" must be a list')
@@ -170,7 +187,7 @@ def _with_submissions(record: Record, raw: object, check: _Check) -> Record:
 
 def from_csv(text: str) -> list[Record]:
     reader = csv.DictReader(io.StringIO(text))
-    missing = [f for f in CSV_FIELDS if f not in (reader.fieldnames or [])]
+    missing = [f for f in CSV_FIELDS if f not in (reader.fieldnames or []) and f not in OPTIONAL_FIELDS]
     if missing:
         raise ExportError(f"not an autograd-drill CSV export: no column {', '.join(missing)} (line 1)")
     attempts: dict[str, tuple[dict[str, Any], _Check]] = {}
@@ -179,7 +196,7 @@ def from_csv(text: str) -> list[Record]:
     for row in reader:
         check = _Check(f"line {reader.line_num}")
         if None in row or any(v is None for v in row.values()):
-            raise check.fail(f"expected {len(CSV_FIELDS)} columns")
+            raise check.fail(f"expected {len(reader.fieldnames or CSV_FIELDS)} columns")
         kind, number = row["kind"], row["attempt"]
         if not number.isdigit():
             raise check.fail(f"attempt must be the attempt's number, got {number!r}")
@@ -242,7 +259,7 @@ def restore(history: History, recs: list[Record]) -> Imported:
             existing.append(r)
             attempt = history.add_finished(
                 r.target, r.file, r.started_at, r.paused_seconds, r.ended_at, r.outcome, r.assisted, r.archive,
-                r.splits, r.hints,
+                r.splits, r.hints, r.rung,
             )  # fmt: skip
             for sub in r.submissions or ():
                 history.add_submission(attempt, sub.graded_at, sub.elapsed, sub.source, sub.result, sub.passed)

@@ -5,6 +5,12 @@ history by replaying every finished attempt of its target, in order, as a review
 end time, so the schedule cannot drift from what you did. A full drill's split of a core target (its
 first pass within the run) is a review of that target too, at the run's end, its time the split's
 segment (the time spent since the previous split). An abandoned attempt is a reset, not a review.
+
+The rungs of the learning ladder below recall (copy, cloze) are learning steps, not reviews: a
+target joins the schedule at its first pass from memory (a recall pass, or a split of a full drill),
+and its recall attempts are its reviews from the first (a give-up before that pass included, as a
+history made before the ladder always read). A target on the ladder before that is *learning*: due
+now, before those never drilled, so that ``drill next`` continues the ladder.
 The rating comes from the outcome and the time:
 
     gave up (not passed)                     Again
@@ -72,10 +78,13 @@ class TargetCard:
     reviews: tuple[Review, ...]
     stability: float | None
     """Days until recall drops to 90% (fsrs); None before the first review."""
+    learning: bool = False
+    """On the learning ladder: attempted, not yet passed from memory (no reviews, due now)."""
 
     @property
     def new(self) -> bool:
-        return not self.reviews
+        """Never drilled: no review, and not on the ladder either."""
+        return not self.reviews and not self.learning
 
     @property
     def last(self) -> Review | None:
@@ -113,18 +122,22 @@ def card(
     now: float,
     full_runs: Sequence[Attempt] = (),
 ) -> TargetCard:
-    """Replay a target's finished attempts, and its splits in the finished ``full_runs``, through fsrs."""
+    """Replay a target's finished recall attempts, and its splits in the finished ``full_runs``, through
+    fsrs, once it passed from memory; before that, a card with no reviews."""
     done: list[tuple[Review, Rating]] = []
-    for attempt in finished(attempts):
-        rated = rate(attempt, target_time)
-        done.append((Review(attempt.id, attempt.ended_at or now, rated.name, attempt.time, attempt.assisted), rated))
     for run in finished(full_runs):
         spent = dict(segments(run)).get(target)
         if spent is not None:
             rated = rating(True, spent, run.assisted, target_time)
             done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
+    recall = [a for a in finished(attempts) if a.rung == "recall"]
+    if target != FULL and not done and not any(a.outcome == "passed" for a in recall):
+        recall = []  # not in the schedule yet: copy, cloze and give-ups are learning steps
+    for attempt in recall:
+        rated = rate(attempt, target_time)
+        done.append((Review(attempt.id, attempt.ended_at or now, rated.name, attempt.time, attempt.assisted), rated))
     if not done:
-        return TargetCard(target, order, target_time, now, (), None)
+        return TargetCard(target, order, target_time, now, (), None, learning=bool(finished(attempts)))
     from fsrs import Card
 
     done.sort(key=lambda review: (review[0].at, review[0].attempt_id))
@@ -151,9 +164,9 @@ def deck(history: History, now: float) -> tuple[TargetCard, ...]:
 
 
 def queue(history: History, now: float) -> list[TargetCard]:
-    """The cards in the order to drill them: the most overdue first, then those never drilled (due now, in
-    catalog order), then the rest by due date."""
-    return sorted(deck(history, now), key=lambda c: (c.due, c.order))
+    """The cards in the order to drill them: the most overdue first, then those on the learning ladder and
+    those never drilled (due now, in catalog order), then the rest by due date."""
+    return sorted(deck(history, now), key=lambda c: (c.due, not c.learning, c.order))
 
 
 def choose(history: History, now: float) -> TargetCard:

@@ -11,7 +11,7 @@ import math
 from datetime import timedelta
 from typing import Any
 
-from drills.store.progress import Progress, day_of, midnight
+from drills.store.progress import Progress, Series, day_of, midnight
 from grader.catalog import FULL, format_time, load_catalog
 
 COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
@@ -121,7 +121,7 @@ def draw_overview(p: Progress, width: int, height: int, color: bool = True) -> s
         _draw_series(figure, [x for x, _ in passed], [y for _, y in passed], symbol, code, lines=True)
         _draw_series(figure, [x for x, _ in gave_up], [y for _, y in gave_up], GAVE_UP, code, lines=False)
         tops += [y for _, y in passed + gave_up]
-        legend.append((symbol, code, s.target))
+        legend.append((symbol, code, s.label))
     figure.line(100, pixel=_pixel(TARGET_LINE))
     _day_axis(figure, p, width)
     _y_axis(figure, max(tops) * 1.1, "%", height, mark=100)
@@ -132,10 +132,16 @@ def draw_overview(p: Progress, width: int, height: int, color: bool = True) -> s
 
 
 def draw_target(p: Progress, target: str, width: int, height: int, color: bool = True) -> str:
-    """One target: each attempt's time in minutes, with its target time as a line."""
-    s = next(s for s in p.series if s.target == target)
+    """One target: a chart per rung of the ladder it was drilled on (a copy time is never drawn against
+    a recall time), each attempt's time in minutes, with the rung's target time as a line."""
+    series = [s for s in p.series if s.target == target]
+    each = max(12, height // len(series))
+    return "\n\n".join(_draw_series_chart(p, s, width, each, color) for s in series)
+
+
+def _draw_series_chart(p: Progress, s: Series, width: int, height: int, color: bool) -> str:
     code, symbol = COLORS[s.index % len(COLORS)], MARKERS[s.index % len(MARKERS)]
-    figure = _figure(width, height, f"{target}: time per attempt")
+    figure = _figure(width, height, f"{s.label}: time per attempt")
     plain = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and not q.assisted]
     helped = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and q.assisted]
     gave_up = [(_x(p, q.at), q.seconds / 60) for q in s.points if not q.passed]

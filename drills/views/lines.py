@@ -27,11 +27,21 @@ def started_view(started: Started) -> RenderableType:
     symbols = list(started.symbols)
     blank = f"all {len(symbols)} functions of the engine" if started.attempt.target == FULL else listed(symbols)
     verb = "is" if len(symbols) == 1 else "are"
-    lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {blank} {verb} blank; everything else is the reference."]
+    said = {
+        "copy": f"{blank} {verb} blank, the reference's code in view above each blank to retype",
+        "cloze": f"the key lines of {blank} are blank, the rest of their code given",
+    }.get(started.rung, f"{blank} {verb} blank")
+    lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {said}; everything else is the reference."]
+    if started.attempt.target != FULL:
+        other = "  (drill ladder: every rung)" if started.rung != "recall" else ""
+        lines.append(f" Rung: [bold]{started.rung}[/] of the ladder copy → cloze → recall; --rung chooses.{other}")
     if started.archived:
         lines.append(f" Your previous file was archived to {escape(display(started.archived))}.")
     best = "none yet" if started.best is None else format_time(started.best)
-    lines.append(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best: {best}.")
+    on = "" if started.rung == "recall" else f" on {started.rung}"
+    lines.append(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best{on}: {best}.")
+    if started.reasoning:
+        lines.append(f" [dim]Why {format_time(started.target_time)}: {escape(started.reasoning)}[/]")
     if started.attempt.target == FULL:
         lines.append(" Each target gets its own split when it first passes, like a speedrun timer.")
     lines.append(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")

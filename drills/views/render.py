@@ -75,25 +75,44 @@ def id_column(table: Table, ids: Sequence[str], header: str = "target") -> None:
 # ---------------------------------------------------------------------------- catalog
 
 
-def catalog_table(catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None = None) -> RenderableType:
-    """``records``: per drill id, your best, last and attempts; ``due``: when each is due next."""
-    return ByWidth(_catalog_table(catalog, records, due, narrow=True), _catalog_table(catalog, records, due), at=100)
+def catalog_table(
+    catalog: Catalog,
+    records: dict[str, DrillRecord],
+    due: dict[str, str] | None = None,
+    rungs: dict[str, str] | None = None,
+) -> RenderableType:
+    """``records``: per drill id, your best, last and attempts (from memory: the recall rung); ``due``:
+    when each is due next; ``rungs``: the rung of the ladder each is on."""
+    return ByWidth(
+        _catalog_table(catalog, records, due, rungs, narrow=True), _catalog_table(catalog, records, due, rungs), at=100
+    )
 
 
 def _catalog_table(
-    catalog: Catalog, records: dict[str, DrillRecord], due: dict[str, str] | None, narrow: bool = False
+    catalog: Catalog,
+    records: dict[str, DrillRecord],
+    due: dict[str, str] | None,
+    rungs: dict[str, str] | None,
+    narrow: bool = False,
 ) -> Table:
     """Narrow: one space between columns, to leave room for what you write."""
     table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1, 0, 0) if narrow else (0, 1))
     id_column(table, catalog.drill_ids)
+    column = rungs is not None and not narrow  # narrow: a rung below recall leads what you write
+    if column:
+        table.add_column("rung", no_wrap=True)
     table.add_column("what you write", overflow="fold")
     for header in ("target", "best", "last", "attempts", *(["due"] if due is not None else [])):
         table.add_column(header, justify="right", no_wrap=True)
 
-    def add(target_id: str, what: str, target_time: int) -> None:
+    def add(target_id: str, what: str | Text, target_time: int) -> None:
         record = records.get(target_id)
         best, last, attempts = (record.best, record.last, record.attempts) if record else (None, "-", 0)
-        cells: list[RenderableType] = [target_id, what, format_time(target_time), t(best), last, str(attempts)]
+        rung = rungs.get(target_id, "-") if rungs is not None else "recall"
+        if not column and rung != "recall":
+            what = Text.assemble((f"({rung}) ", "bold cyan"), what)
+        cells: list[RenderableType] = [target_id, *([rung] if column else []), what]
+        cells += [format_time(target_time), t(best), last, str(attempts)]
         if due is not None:
             when = due.get(target_id, "-")
             cells.append(Text(when, style="bold" if when == "now" or when.endswith("ago") else ""))
@@ -106,7 +125,8 @@ def _catalog_table(
         add(target.id, symbols(target), target.target_time)
     add(FULL, "everything above, one split per target", catalog.full_time)
     if catalog.extensions:
-        table.add_row(Text("follow-ups", style="dim"), Text("what interviewers ask next", style="dim"))
+        gap = [""] if column else []
+        table.add_row(Text("follow-ups", style="dim"), *gap, Text("what interviewers ask next", style="dim"))
         for target in catalog.extensions:
             add(target.id, symbols(target), target.target_time)
     return table
@@ -177,7 +197,11 @@ def stats_table(rows: list[TargetStats]) -> RenderableType:
 def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
     table = grid(narrow, caption="median 5: of your last five times · ≤ target: share of attempts")
     id_column(table, [s.target for s in rows])
-    for header in ("target", "attempts", "best", "median\n5" if narrow else "median 5"):
+    rungs = any(s.rung != "recall" for s in rows)  # a row per rung drilled: each against its own time
+    if rungs:
+        table.add_column("rung", no_wrap=True)
+    tries = "tries" if narrow and rungs else "attempts"  # room for the rung in 60 columns
+    for header in ("target", tries, "best", "median\n5" if narrow else "median 5"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("trend", no_wrap=True)
     table.add_column("≤\ntarget" if narrow else "≤ target", justify="right", no_wrap=True)
@@ -185,7 +209,14 @@ def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
         share = "-" if s.share_under is None else f"{s.share_under:.0%}"
         trend = sparkline(s.times)[-NARROW_SPARKS:] if narrow else sparkline(s.times)
         table.add_row(
-            s.target, format_time(s.target_time), str(s.attempts), t(s.best), t(s.median_last_five), trend, share
+            s.target,
+            *([s.rung] if rungs else []),
+            format_time(s.target_time),
+            str(s.attempts),
+            t(s.best),
+            t(s.median_last_five),
+            trend,
+            share,
         )
     return table
 
@@ -222,10 +253,18 @@ def due_in(seconds: float) -> str:
     return f"in {counted(round(seconds / DAY), 'day')}"
 
 
-def reason(card: TargetCard, now: float) -> str:
-    """Why a card is where it is in the queue, in a few words."""
+def reason(card: TargetCard, now: float, rung: str = "recall") -> str:
+    """Why a card is where it is in the queue, in a few words; ``rung``: the one ``drill start`` starts
+    (a target never drilled: copy, said by drill start)."""
+    on = "" if rung == "recall" else f"; its {rung} rung next"
     if card.new:
         return "never drilled"
+    if card.learning:
+        return f"on the learning ladder, not passed from memory yet{on}"
+    return _reviewed(card, now) + on
+
+
+def _reviewed(card: TargetCard, now: float) -> str:
     last = card.last
     assert last is not None
     did = "you gave up" if last.time is None else f"passed in {format_time(last.time)}"
@@ -242,8 +281,8 @@ QUEUE_SHOWN = 4
 """How many targets after the chosen one `drill next` names."""
 
 
-def next_view(queue: list[TargetCard], now: float) -> RenderableType:
-    """``drill next``: the chosen target, why, the ones after it, and the command."""
+def next_view(queue: list[TargetCard], now: float, rung: str = "recall") -> RenderableType:
+    """``drill next``: the chosen target, why (``rung``: the one it starts on), the ones after it, and the command."""
     chosen = queue[0]
     lines: list[RenderableType] = []
     if chosen.due > now:
@@ -253,7 +292,7 @@ def next_view(queue: list[TargetCard], now: float) -> RenderableType:
             )
         )
     line = Text(" Drill now: ", style="bold")
-    line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now)}", style="dim")
+    line.append(chosen.target, style="bold cyan").append(f"   {reason(chosen, now, rung)}", style="dim")
     lines.append(line)
     if len(queue) > 1:
         after = ", ".join(f"{c.target} ({due_in(c.due - now)})" for c in queue[1 : 1 + QUEUE_SHOWN])

@@ -4,6 +4,7 @@ renderables; no logic, no I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -97,7 +98,8 @@ def passed_line(checked: Checked, board: Scoreboard) -> Text:
     attempt = checked.attempt
     main = board.total if board.total is not None else board.rows[0]
     line = Text(" ✓ ", style="bold green")
-    line.append(f"{attempt.target}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
+    rung = "" if attempt.rung == "recall" else f" ({attempt.rung} rung)"
+    line.append(f"{attempt.target}{rung}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
     line.append_text(delta(main.delta))
     if main.previous_best is not None:
         line.append(f"; your best {format_time(main.previous_best)}, ").append_text(delta(main.best_delta))
@@ -127,17 +129,24 @@ def check_view(checked: Checked, now: float) -> RenderableType:
 
 
 def finish_view(
-    checked: Checked, board: Scoreboard, card: ReviewCard | None, chosen: TargetCard, now: float
+    checked: Checked,
+    board: Scoreboard,
+    card: ReviewCard | None,
+    chosen: TargetCard,
+    now: float,
+    extra: Sequence[RenderableType] = (),
+    rung: str = "recall",
 ) -> RenderableType:
-    """An attempt that just passed: the report, the scoreboard, its review card, what to compare, and
-    what is due next."""
+    """An attempt that just passed: the report, the scoreboard, ``extra`` (the retyping feedback and the
+    ladder's move), its review card, what to compare, and what is due next (on ``rung``)."""
     parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board), scoreboard(board)]
+    parts.extend(extra)
     if card is not None:
         parts.append(review_card(card))
     target = checked.attempt.target
     compare = target if target != FULL else load_catalog().ids[0]
     parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
-    parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now)}); drill next --start", style="dim"))
+    parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now, rung)}); drill next --start", style="dim"))
     return Group(*parts)
 
 
@@ -169,15 +178,26 @@ def failing_detail(state: TargetState) -> str:
 def attempt_head(attempt: Attempt, now: float) -> Text:
     elapsed = format_time(attempt.elapsed(now))
     state = "⏸ paused" if attempt.paused else "▶"
-    target = format_time(load_catalog().target_time(attempt.target))
-    return Text(f" {attempt.target}  {elapsed} {state}  target {target}", style="bold")
+    return Text(f" {named(attempt)}  {elapsed} {state}  target {format_time(attempt_target(attempt))}", style="bold")
+
+
+def named(attempt: Attempt) -> str:
+    """The attempt's target, and its rung below recall: ``unbroadcast (copy)``."""
+    return attempt.target if attempt.rung == "recall" else f"{attempt.target} ({attempt.rung})"
+
+
+def attempt_target(attempt: Attempt) -> int:
+    """The target time of the attempt's rung."""
+    from drills.loop.ladder import target_seconds
+
+    return target_seconds(attempt.target, attempt.rung)
 
 
 def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -> RenderableType:
     """``drill status``: the clock, and each target's state by the latest graded version."""
     paused = " (paused)" if attempt.paused else ""
-    target = format_time(load_catalog().target_time(attempt.target))
-    head = Text(f" {attempt.target}", style="bold").append(f"  {format_time(attempt.elapsed(now))}{paused}  target {target}")
+    target = format_time(attempt_target(attempt))
+    head = Text(f" {named(attempt)}", style="bold").append(f"  {format_time(attempt.elapsed(now))}{paused}  target {target}")
     lines: list[RenderableType] = [head.append(f"   {display(attempt.file)}")]
     for s in states:
         if s.passed:
