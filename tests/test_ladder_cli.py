@@ -108,6 +108,19 @@ def test_the_rung_is_chosen_with_rung_and_the_full_drill_is_recall_only(clock, w
     assert active().rung == "cloze" and "blank 1" in (workspace / "unbroadcast.py").read_text(encoding="utf-8")
 
 
+def test_a_lower_rung_by_choice_is_practice_and_a_higher_one_a_climb(clock, workspace):
+    drill("start", "unbroadcast", "--rung", "recall")  # on copy, never drilled: choosing recall climbs
+    passes(clock, workspace, RECALL - 10)
+    assert rung_in_list() == "recall"
+    drill("start", "unbroadcast", "--rung", "copy")  # retyping once, for practice
+    passes(clock, workspace, COPY - 10)
+    drill("start", "unbroadcast", "--rung", "cloze")
+    clock.advance(60)
+    drill("give-up")  # a give-up on a lower rung does not move it down either
+    assert rung_in_list() == "recall"
+    assert active() is None and "Rung: recall" in said(drill("start", "unbroadcast"))
+
+
 def test_bests_stats_and_the_scoreboard_are_per_rung(clock, workspace):
     drill("start", "unbroadcast", "--rung", "copy")
     passes(clock, workspace, 40)

@@ -180,13 +180,17 @@ class Place:
 
 def place(target: str, attempts: Iterable[Attempt]) -> Place:
     """Replay ``moved`` over the target's finished attempts (passed or given up; an abandoned one is
-    a reset), in the order they ended. An attempt on another rung than the target's (``drill start
-    --rung``) puts it on that rung first: you chose to be there. ``full`` is recall only."""
+    a reset), in the order they ended. An attempt on a higher rung than the target's (``drill start
+    --rung``) puts it on that rung first: you chose to climb. One on a lower rung is practice: it
+    moves the target neither down nor up (a recall-level user who retypes once stays on recall).
+    ``full`` is recall only."""
     if target == FULL:
         return Place(target, "recall", 0, False)
     rung: str | None = None
     since: list[Outcome] = []
     for attempt in finished(a for a in attempts if a.target == target):
+        if rung is not None and RUNGS.index(attempt.rung) < RUNGS.index(rung):
+            continue  # practice below the target's rung
         if attempt.rung != rung:
             rung, since = attempt.rung, []
         since.append(outcome(attempt))
