@@ -35,6 +35,9 @@ def history(term: Terminal) -> Iterator[History]:
         store, warning = open_history(path)
     except (OSError, HistoryError) as exc:
         raise DrillError(f"cannot open the history at {path}: {exc}") from None
+    from drills.interview.store import ensure_tables
+
+    ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
     if warning:
         from drills.views.lines import warning_line
 

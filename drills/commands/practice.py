@@ -6,10 +6,13 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
+from drills.interview.bank import load_bank
+from drills.interview.due import due_questions
 from drills.loop.session import describe_active
 from drills.store import records
 from drills.store.schedule import deck, queue
 from drills.views import lines, render
+from drills.views.interview import due_questions_view
 from grader.catalog import FULL, load_catalog
 
 
@@ -38,9 +41,13 @@ def next_target(term: Terminal) -> None:
         now = term.clock()
         cards = queue(store, now)
         active = store.active()
+        questions = due_questions(store.db, now)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now))
+    shown = due_questions_view(questions, load_bank(), now)
+    if shown is not None:
+        term.out.print(shown)
 
 
 def chosen_target(term: Terminal) -> str:
