@@ -337,7 +337,7 @@ def import_history(
         typer.Option("--format", "-f", metavar="FORMAT", help="csv or json. Default: from the file name, else from its content."),
     ] = None,
 ) -> None:
-    """Restore attempts written by drill export; those already in your history are skipped."""
+    """Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped."""
     from drills.commands import transfer
 
     run(transfer.import_history, file, fmt)
