@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from drills import cli
 from drills.commands import interview as command
+from drills.commands import keys as terminal_keys
 from drills.interview import interviewer as steps
 from drills.interview.bank import load_bank
 from drills.interview.store import InterviewRecord, ensure_tables, interviews
-from tests.support import DAY, FakeGrader, active, drill, open_store, said, write
+from tests.support import CATALOG, DAY, FakeGrader, active, drill, open_store, said, write
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 
@@ -212,3 +216,25 @@ def test_export_holds_the_interviews_and_import_restores_them(clock, fake_gradin
     finally:
         store.close()
 
+
+
+def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypatch):
+    """In a terminal (a console that is one, keys from a stand-in): h, then q."""
+    pressed = ["h", "q"]
+
+    class Keys:
+        def read(self, timeout: float) -> str | None:
+            return pressed.pop(0) if pressed else None
+
+    @contextmanager
+    def keyboard():
+        yield Keys()
+
+    monkeypatch.setattr(cli, "out", Console(force_terminal=True, color_system=None, width=200, highlight=False))
+    monkeypatch.setattr(terminal_keys, "keyboard", keyboard)
+    result = drill(*SHORT, input=ANSWERS)
+    hint = CATALOG.get("unbroadcast").hints[0]
+    assert f"Interviewer: {hint}" in said(result) and "let us leave it there: unbroadcast gave up at" in said(result)
+    (record,) = held()
+    assert [(p.outcome, p.nudges) for p in record.parts] == [("gave-up", 1), ("skipped", 0)]
+    assert f"1. {hint}" in Path(record.report or "").read_text(encoding="utf-8")
