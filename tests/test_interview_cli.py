@@ -115,7 +115,7 @@ def test_out_of_time_the_task_is_given_up_and_the_follow_up_left_out(clock, fake
     fake_grading.seconds = 7 * 60  # the first grading takes the clock past the task's 6:30
     result = drill(*SHORT, input=ANSWERS)
     assert "time is up: unbroadcast out of time at" in said(result)
-    assert "No follow-up (gradcheck)" in said(result)
+    assert "No follow-up (gradcheck): it comes once the task passes" in said(result)
     (record,) = held()
     assert [(p.target, p.outcome) for p in record.parts] == [("unbroadcast", "out-of-time"), ("gradcheck", "skipped")]
     assert record.finished and len(record.answers) == 2
@@ -174,7 +174,8 @@ def test_an_answer_written_in_the_editor(clock, fake_grading, monkeypatch):
     script = "import sys; f = open(sys.argv[-1], 'a'); f.write('Written in my editor.\\n')"
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", f'{sys.executable} -c "{script}"')
-    drill(*SHORT, input="e\n1\nTyped.\n.\nnone\n")
+    result = drill(*SHORT, input="e\n[/b]\n1\nTyped.\n.\nnone\n")
+    assert "'[/b]' is not one" in said(result), "asked again, what was typed shown as typed"
     (record,) = held()
     assert [a.answer for a in record.answers] == ["Written in my editor.", "Typed."]
     kept = steps.answer_path(record.id, record.answers[0].question).read_text(encoding="utf-8")

@@ -223,7 +223,7 @@ class Session:
                 raise OSError("$EDITOR (or $VISUAL) is not set")
             subprocess.call(editor_argv(editor, path, line))
         except OSError as exc:
-            self.out.print(f" Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e.")
+            self.out.print(views.said_line(f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."))
             return None
         return answer_from_file(path.read_text(encoding="utf-8"))
 
@@ -236,4 +236,4 @@ class Session:
             try:
                 return parse_ticks(typed, len(question.points))
             except TickError as exc:
-                self.out.print(f" {exc}", style="yellow")
+                self.out.print(views.said_line(str(exc)))

@@ -156,8 +156,10 @@ def part_end_view(part: PartRecord, follow_up: str | None, follow_budget: int | 
     if follow_up is not None and part.kind == "coding":
         if follow_budget is not None:
             lines.append(interviewer(f"good. A follow-up, then: {follow_up}, in {format_time(follow_budget)}."))
-        else:
+        elif part.outcome == "passed":
             lines.append(Text(f" No follow-up ({follow_up}): not enough time left for it.", style="dim"))
+        else:
+            lines.append(Text(f" No follow-up ({follow_up}): it comes once the task passes.", style="dim"))
     return Group(*lines)
 
 
@@ -169,6 +171,11 @@ def question_view(n: int, count: int, question: Question) -> RenderableType:
         interviewer(question.prompt),
         Text(" Type your answer; a line with only . ends it. Or type e alone to write it in $EDITOR.", style="dim"),
     )
+
+
+def said_line(text: str) -> Text:
+    """A remark of the session (a refusal to act on), as typed: no markup read in it."""
+    return Text(f" {text}", style="yellow")
 
 
 def answered_line(seconds: float, time_box: int) -> Text:
