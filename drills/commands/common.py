@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,7 +38,11 @@ def history(term: Terminal) -> Iterator[History]:
         raise DrillError(f"cannot open the history at {path}: {exc}") from None
     from drills.interview.store import ensure_tables
 
-    ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
+    try:
+        ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
+    except sqlite3.Error as exc:
+        store.close()
+        raise DrillError(f"cannot open the history at {path}: {exc}") from None
     if warning:
         from drills.views.lines import warning_line
 

@@ -6,13 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
-from drills.interview.bank import load_bank
-from drills.interview.due import due_questions
 from drills.loop.session import describe_active
 from drills.store import records
 from drills.store.schedule import deck, queue
 from drills.views import lines, render
-from drills.views.interview import due_questions_view
 from grader.catalog import FULL, load_catalog
 
 
@@ -36,7 +33,11 @@ def overview(term: Terminal, title: bool = True) -> None:
 
 
 def next_target(term: Terminal) -> None:
-    """``drill next``: the queue, and the attempt in progress if there is one."""
+    """``drill next``: the queue, the attempt in progress if there is one, and the questions due."""
+    from drills.interview.bank import load_bank
+    from drills.interview.due import due_questions
+    from drills.views.interview import due_questions_view
+
     with history(term) as store:
         now = term.clock()
         cards = queue(store, now)
