@@ -306,13 +306,28 @@ def restore(
     run(drill.restore, resolve_optional(target), attempt)
 
 
+@app.command()
+def interview(
+    minutes: Annotated[int, typer.Option(metavar="N", help="How long it lasts: 10 to 180 minutes.")] = 45,
+    target: Annotated[str | None, typer.Option(metavar="ID", help="The coding task. Default: the schedule's.")] = None,
+    plan: Annotated[bool, typer.Option("--plan", help="Print the session it would run, and stop.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --plan or --list: as JSON.")] = False,
+    past: Annotated[bool, typer.Option("--list", help="The interviews of your history.")] = False,
+    oracle: OracleOption = "auto",
+) -> None:
+    """A mock interview: a coding task (then its follow-up, if time allows) with nudges, then questions, self-checked; a Markdown transcript."""
+    from drills.commands import interview as body
+
+    run(body.interview, minutes, resolve_optional(target), plan, as_json, past, oracle)
+
+
 # ---------------------------------------------------------------------------- your history, elsewhere
 
 
 @app.command("export")
 def export_history(
     fmt: Annotated[
-        str, typer.Option("--format", "-f", metavar="FORMAT", help="csv (one row per attempt, split and hint) or json.")
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="csv (one row per attempt, split and hint) or json (interviews too).")
     ] = "csv",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output.")
@@ -335,7 +350,7 @@ def import_history(
         typer.Option("--format", "-f", metavar="FORMAT", help="csv or json. Default: from the file name, else from its content."),
     ] = None,
 ) -> None:
-    """Restore attempts written by drill export; those already in your history are skipped."""
+    """Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped."""
     from drills.commands import transfer
 
     run(transfer.import_history, file, fmt)

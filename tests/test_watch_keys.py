@@ -12,15 +12,12 @@ import os
 import re
 import shlex
 import sys
-import time
-from collections.abc import Callable
 
 import pytest
 
 from tests.support import (
     HANGS_FOR_GOOD,
     REFERENCE_SOURCE,
-    ROOT,
     active,
     descendants,
     drill,
@@ -29,73 +26,15 @@ from tests.support import (
     open_store,
     wait_until,
 )
+from tests.terminal import WITHIN, Pty
 
 pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX pseudo-terminal")
 
-ROWS, COLS = 60, 160
-WITHIN = 90.0
-"""Seconds for anything to show: a cold start of drill and of its grading worker on a loaded machine."""
 FAILED = re.compile(r"✗ (\w+) +\d+:\d\d +\d+ of \d+ tests failed")
 WATCH = [sys.executable, "-m", "drills", "watch", "--oracle", "replay"]
-
-
-class Pty:
-    """A command in a pseudo-terminal of ROWS x COLS; ``screen`` is what the terminal shows now,
-    ``said`` all it was sent (what scrolled away too)."""
-
-    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
-        environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(COLS), "LINES": str(ROWS), **(env or {})}
-        self.child = pexpect.spawn(
-            command[0], command[1:], cwd=str(ROOT), env=environ, dimensions=(ROWS, COLS), encoding="utf-8",
-            codec_errors="replace",
-        )  # fmt: skip
-        self.terminal = pyte.Screen(COLS, ROWS)
-        self.stream = pyte.Stream(self.terminal)
-        self.said = ""
-        self.ended = False
-
-    @property
-    def screen(self) -> str:
-        return "\n".join(line.rstrip() for line in self.terminal.display)
-
-    def _read(self) -> None:
-        try:
-            data = self.child.read_nonblocking(65536, timeout=0.2)
-        except pexpect.TIMEOUT:
-            return
-        except pexpect.EOF:
-            self.ended = True
-            return
-        self.said += data
-        self.stream.feed(data)
-
-    def wait(self, condition: Callable[[str], object], what: str, seconds: float = WITHIN) -> None:
-        """Read until ``condition(screen)`` holds; fail with the screen after ``seconds``, or if the
-        command ends first."""
-        deadline = time.monotonic() + seconds
-        while not condition(self.screen):
-            if self.ended or time.monotonic() > deadline:
-                pytest.fail(f"{what}: not within {seconds:g} s (ended: {self.ended}); the screen:\n{self.screen}")
-            self._read()
-
-    def shows(self, text: str, seconds: float = WITHIN) -> None:
-        self.wait(lambda screen: text in screen, f"{text!r} on the screen", seconds)
-
-    def end(self) -> int:
-        """Wait for the command to end; its exit status."""
-        deadline = time.monotonic() + WITHIN
-        while not self.ended:
-            assert time.monotonic() < deadline, f"still running:\n{self.screen}"
-            self._read()
-        self.child.close()
-        return self.child.exitstatus
-
-    def kill(self) -> None:
-        if self.child.isalive():
-            self.child.terminate(force=True)
 
 
 def graded(screen: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +35,13 @@ def history(term: Terminal) -> Iterator[History]:
     try:
         store, warning = open_history(path)
     except (OSError, HistoryError) as exc:
+        raise DrillError(f"cannot open the history at {path}: {exc}") from None
+    from drills.interview.store import ensure_tables
+
+    try:
+        ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
+    except sqlite3.Error as exc:
+        store.close()
         raise DrillError(f"cannot open the history at {path}: {exc}") from None
     if warning:
         from drills.views.lines import warning_line

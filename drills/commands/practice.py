@@ -35,15 +35,23 @@ def overview(term: Terminal, title: bool = True) -> None:
 
 
 def next_target(term: Terminal) -> None:
-    """``drill next``: the queue, and the attempt in progress if there is one."""
+    """``drill next``: the queue, the attempt in progress if there is one, and the questions due."""
+    from drills.interview.bank import load_bank
+    from drills.interview.due import due_questions
+    from drills.views.interview import due_questions_view
+
     with history(term) as store:
         now = term.clock()
         cards = queue(store, now)
         active = store.active()
         rung = current_rung(store, cards[0].target)
+        questions = due_questions(store.db, now)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now, rung))
+    shown = due_questions_view(questions, load_bank(), now)
+    if shown is not None:
+        term.out.print(shown)
 
 
 def chosen_target(term: Terminal) -> str:

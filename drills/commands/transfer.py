@@ -1,16 +1,24 @@
-"""``drill export`` and ``drill import``: your history as CSV or JSON, and back."""
+"""``drill export`` and ``drill import``: your history as CSV or JSON, and back. JSON holds the
+interviews too (``"interviews"``, each as drills/interview/store.py's ``to_json`` writes it); CSV,
+a table of attempts, leaves them out."""
 
 from __future__ import annotations
 
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from drills.commands.common import Terminal, history
+from drills.interview.store import InterviewStoreError, import_interview, interviews
 from drills.loop.session import DrillError
 from drills.store.export import ExportError, export
+from drills.store.history import History
 from drills.store.paths import atomic_write
 from drills.store.restore import parse, restore
 from drills.views.lines import exported_line, imported_view
+from drills.views.render import counted
 
 
 def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: bool) -> None:
@@ -19,6 +27,11 @@ def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: 
             exported = export(store, fmt.lower(), with_sources)
         except ExportError as exc:
             raise DrillError(str(exc)) from None
+        held = interviews(store.db) if fmt.lower() == "json" else []
+    if held:  # JSON only: a CSV row is no place for an interview
+        data = json.loads(exported.text)
+        data["interviews"] = [r.to_json() for r in held]
+        exported = replace(exported, text=json.dumps(data, indent=1) + "\n")
     if output is None:
         sys.stdout.write(exported.text)
         return
@@ -27,6 +40,8 @@ def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: 
     except OSError as exc:
         raise DrillError(f"cannot write {output}: {exc.strerror or exc}") from None
     term.out.print(exported_line(exported, output))
+    if held:
+        term.out.print(f" and {counted(len(held), 'interview')}.")
 
 
 def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
@@ -42,6 +57,30 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
         records = parse(text, fmt.lower() if fmt else None)
     except ExportError as exc:
         raise DrillError(f"{file}: {exc}") from None
+    given = interviews_in(text) if (fmt or "").lower() == "json" or text.lstrip().startswith("{") else []
     with history(term) as store:
+        added = _import_interviews(store, given, file)  # first: a bad interview stops the import before any write
         done = restore(store, records)
     term.out.print(imported_view(done))
+    if given:
+        term.out.print(f" Interviews: {added} added, {len(given) - added} already there.")
+
+
+def interviews_in(text: str) -> list[dict[str, Any]]:
+    """The interviews of a JSON export (the attempts are read by drills.store.restore)."""
+    data = json.loads(text)
+    given = data.get("interviews", []) if isinstance(data, dict) else []
+    if not isinstance(given, list) or not all(isinstance(i, dict) for i in given):
+        raise DrillError('"interviews" must be a list of objects')
+    return given
+
+
+def _import_interviews(store: History, given: list[dict[str, Any]], file: Path) -> int:
+    """Add the interviews not held yet, all or none; how many were added."""
+    if not given:
+        return 0
+    try:
+        with store.transaction() as conn:
+            return sum(import_interview(conn, item) is not None for item in given)
+    except InterviewStoreError as exc:
+        raise DrillError(f"{file}: {exc}") from None

@@ -1,6 +1,7 @@
 """Renderers of the mock interview: the plan (``drill interview --plan``), the strong answer and its
-numbered key points to tick after answering, the questions due (for ``drill next``), and the list of
-past interviews (``drill interview --list``). Functions from data to rich renderables; no I/O."""
+numbered key points to tick after answering, the questions due (for ``drill next``), the list of
+past interviews (``drill interview --list``), and what the session says as it runs (the interviewer's
+lines, the coding part's screen, each question). Functions from data to rich renderables; no I/O."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from drills.interview.bank import Bank, Question
     from drills.interview.due import QuestionCard
     from drills.interview.plan import Plan
-    from drills.interview.store import InterviewRecord
+    from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
+    from drills.loop.session import Hints
 
 QUESTIONS_SHOWN = 3
 """How many due questions ``drill next`` names."""
@@ -75,12 +77,10 @@ def due_questions_view(cards: list[QuestionCard], bank: Bank, now: float) -> Ren
 
 
 def interviews_view(records: list[InterviewRecord], tz: tzinfo = UTC) -> RenderableType:
-    """``drill interview --list``: one row per interview, oldest first."""
+    """``drill interview --list``: a block per interview, oldest first (readable at any width)."""
     if not records:
         return Text(" No interview yet: drill interview --plan shows the one it would run.")
-    table = grid(narrow=False)
-    for header in ("#", "started", "task", "follow-up", "questions", "transcript"):
-        table.add_column(header, no_wrap=header != "transcript", overflow="fold")
+    blocks: list[RenderableType] = []
     for record in records:
         parts = {p.position: p for p in record.parts}
         coding = record.plan.parts.index(record.plan.coding)
@@ -88,14 +88,114 @@ def interviews_view(records: list[InterviewRecord], tz: tzinfo = UTC) -> Rendera
         follow_text = "-" if follow is None else f"{follow.id}: {verdict(parts.get(record.plan.parts.index(follow)))}"
         covered = sum(len(a.covered) for a in record.answers)
         points = sum(a.points for a in record.answers)
-        asked = f"{len(record.answers)} of {len(record.plan.questions)}"
-        share = f", {covered}/{points} points" if points else ""
-        table.add_row(
-            str(record.id),
-            datetime.fromtimestamp(record.started_at, tz).strftime("%Y-%m-%d %H:%M"),
-            f"{record.plan.coding.id}: {verdict(parts.get(coding))}",
-            follow_text,
-            asked + share,
-            record.report or ("(running)" if not record.finished else "-"),
-        )
-    return table
+        share = f", {covered}/{points} key points" if points else ""
+        head = Text(f" {record.id}. ", style="bold").append(datetime.fromtimestamp(record.started_at, tz).strftime("%Y-%m-%d %H:%M"))
+        head.append(f"  {record.plan.minutes} minutes" + ("" if record.finished else ", stopped"), style="dim")
+        rows = Table.grid(padding=(0, 1))
+        rows.add_column(style="dim", no_wrap=True)
+        rows.add_column(overflow="fold")
+        rows.add_row("task", f"{record.plan.coding.id}: {verdict(parts.get(coding))}")
+        rows.add_row("follow-up", follow_text)
+        rows.add_row("questions", f"{len(record.answers)} of {len(record.plan.questions)} answered{share}")
+        rows.add_row("transcript", record.report or "-")
+        blocks += [head, Padding(rows, (0, 0, 0, 4))]
+    return Group(*blocks)
+
+
+# ---------------------------------------------------------------------------- the session, as it runs
+
+
+def interviewer(text: str) -> Text:
+    """What the interviewer says: their name in bold, then the line."""
+    return Text(" Interviewer: ", style="bold magenta").append(text)
+
+
+def intro_view(interview_id: int, plan: Plan, bank: Bank) -> RenderableType:
+    """The start: the plan, and how the session goes."""
+    return Group(
+        Text(f" Mock interview {interview_id}: {plan.minutes} minutes", style="bold"),
+        plan_view(plan, bank),
+        Text(
+            " Each coding task: edit the file named below in your editor; every save is graded. "
+            "h asks the interviewer for a nudge (it is noted), q gives the task up, Ctrl-C stops the interview.",
+            style="dim",
+        ),
+    )
+
+
+def task_view(kind: str, target: str, summary: str, path: str, budget: float) -> RenderableType:
+    """A coding part begins: what to write, where, and in how long."""
+    what = "A follow-up" if kind == "follow-up" else "Your task"
+    return Group(
+        Text(""),
+        interviewer(f"{what}: {target}, {summary}. You have {format_time(budget)}."),
+        Text(f" Write it in {path} (the stub is there); each save is graded.", style="dim"),
+    )
+
+
+def part_screen(screen: RenderableType, target: str, budget: float, elapsed: float) -> RenderableType:
+    """The live watch screen of a coding part, under the time the part has left."""
+    left = format_time(max(0.0, budget - elapsed))
+    head = Text(f" Interview: {target}, {left} left of {format_time(budget)}", style="bold magenta")
+    return Group(head, screen, Text(" q gives the task up · Ctrl-C stops the interview", style="dim"))
+
+
+def nudge_view(hints: Hints) -> RenderableType:
+    """A hint asked for during an interview: the interviewer's nudge, noted in the transcript."""
+    if not hints.shown:
+        return interviewer(f"no more nudges for {hints.target}.")
+    line = interviewer(hints.shown[-1])
+    note = f" (nudge {len(hints.shown)} for {hints.target}; {hints.remaining} more; noted in the transcript)"
+    return Group(line, Text(note, style="dim"))
+
+
+def part_end_view(part: PartRecord, follow_up: str | None, follow_budget: int | None) -> RenderableType:
+    """A coding part ended: how, and whether the follow-up comes."""
+    said = {"passed": "that passes", "out-of-time": "time is up", "gave-up": "let us leave it there"}
+    lines = [interviewer(f"{said.get(part.outcome or '', 'done')}: {part.target} {verdict(part)}.")]
+    if follow_up is not None and part.kind == "coding":
+        if follow_budget is not None:
+            lines.append(interviewer(f"good. A follow-up, then: {follow_up}, in {format_time(follow_budget)}."))
+        elif part.outcome == "passed":
+            lines.append(Text(f" No follow-up ({follow_up}): not enough time left for it.", style="dim"))
+        else:
+            lines.append(Text(f" No follow-up ({follow_up}): it comes once the task passes.", style="dim"))
+    return Group(*lines)
+
+
+def question_view(n: int, count: int, question: Question) -> RenderableType:
+    """A question asked: its prompt and time box, and how to answer."""
+    return Group(
+        Text(""),
+        Text(f" Question {n} of {count}", style="bold").append(f"  (time box {format_time(question.time_box)})", style="dim"),
+        interviewer(question.prompt),
+        Text(" Type your answer; a line with only . ends it. Or type e alone to write it in $EDITOR.", style="dim"),
+    )
+
+
+def said_line(text: str) -> Text:
+    """A remark of the session (a refusal to act on), as typed: no markup read in it."""
+    return Text(f" {text}", style="yellow")
+
+
+def answered_line(seconds: float, time_box: int) -> Text:
+    over = seconds > time_box
+    text = Text(f" Answered in {format_time(seconds)} of {format_time(time_box)}", style="red" if over else "green")
+    return text.append(" (over the time box)." if over else ".")
+
+
+def rated_line(answer: AnswerRecord, rating: str, due: float) -> Text:
+    """After the self-check: the share covered, the rating, and when the question comes back."""
+    text = Text(f" {len(answer.covered)} of {answer.points} key points: ", style="bold").append(rating, style="bold cyan")
+    return text.append(f"; asked again {due_in(due - answer.answered_at)}.", style="dim")
+
+
+def closing_view(record: InterviewRecord, path: str, stopped: bool) -> RenderableType:
+    """The end: where the transcript is, and how to see past interviews."""
+    head = " Interview stopped: what was done is kept." if stopped else " Interview over."
+    return Group(
+        Text(""),
+        Text(head, style="bold"),
+        Text(" Transcript: ", style="bold").append(path, style="cyan"),
+        Text(f" Interview {record.id}: drill interview --list shows them all; drill next, what is due now.", style="dim"),
+    )
