@@ -37,6 +37,7 @@ TZ: tzinfo | None = None
 
 TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
+"""auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch)."""
 PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
 PeekFlag = Annotated[bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")]
 RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
@@ -358,34 +359,15 @@ def import_history(
 
 # ---------------------------------------------------------------------------- grade any file
 
+CONTRACT = "docs/contract.md of the repository"
+TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
 
 @app.command()
 def grade(
-    file: Annotated[
-        Path, typer.Argument(help="An engine file that follows the API contract (docs/contract.md of the repository).")
-    ],
-    target: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--target",
-            "-t",
-            help="Grade only this target (repeatable); 'full': the core targets. "
-            "Default: the core targets; a follow-up only when named.",
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json", help="Print one JSON object instead of a report (its keys: docs/contract.md of the repository)."
-        ),
-    ] = False,
-    oracle: Annotated[
-        str,
-        typer.Option(
-            help="auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch).",
-            hidden=True,
-        ),
-    ] = "auto",
+    file: Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")],
+    target: Annotated[list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")] = False,
+    oracle: OracleOption = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
 

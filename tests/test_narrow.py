@@ -45,9 +45,12 @@ def test_every_id_is_whole_in_the_tables(clock, command):
 
 @pytest.mark.parametrize("command", [["ladder"], ["list"], ["stats"]])
 def test_the_rungs_of_the_ladder_fit(clock, command):
-    history_of_every_kind()
-    for i, target in enumerate(CATALOG.ids):
-        seed(target, 50.0 + i, at=T0 - DAY / 4, rung=("copy", "cloze")[i % 2])
+    """Every kind of time, as in history_of_every_kind, on the copy and cloze rungs for the core targets
+    (an attempt on a lower rung than recall would be practice, and leave the target on recall)."""
+    for i, target in enumerate(CATALOG.drill_ids):
+        rung = ("copy", "cloze")[i % 2] if target in CATALOG.ids else "recall"
+        seed(target, 125.0 + i, at=T0 - (i + 1) * DAY, rung=rung)
+        seed(target, 3000.0, at=T0 - DAY / 2, outcome="gave-up" if i % 2 else "passed", assisted=i % 3 == 0, rung=rung)
     output = drill(*command).output
     assert not CUT.findall(output), output
     assert set(CATALOG.drill_ids) <= first_cells(output), output
