@@ -21,6 +21,7 @@ import pytest
 from drills import cli
 from drills.loop.stubs import stub_for
 from drills.store.paths import history_path
+from grader.catalog import format_time
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.
@@ -37,7 +38,7 @@ def test_drill_alone_shows_the_catalog_and_the_next_step(clock):
     for target in CATALOG.targets:
         assert re.search(rf"^{re.escape(target.id)}\s", result.output, re.M), target.id
     assert "Tensor.__init__" in text and "_topological_order" in text and "cross_entropy" in text
-    assert re.search(r"^full\s.*45:00", result.output, re.M)
+    assert re.search(rf"^full\s.*{format_time(CATALOG.full_time)}", result.output, re.M)
     assert re.search(r"^unbroadcast\s.*5:00\s+-\s+-\s+0\s+now\s*$", result.output, re.M)  # due now
     assert "Next: drill start unbroadcast" in text
 
@@ -63,7 +64,7 @@ def test_list_shows_best_last_and_attempts(clock):
     # given up before its first pass from memory: down to cloze, still learning, due now
     assert re.search(r"^backward\s+cloze\s.*10:00\s+-\s+gave up\s+1\s+now\s*$", lines["backward"])
     assert re.search(r"^arith\s+copy\s.*10:00\s+-\s+-\s+0\s+now\s*$", lines["arith"])  # never drilled: copy
-    assert re.search(r"^full\s+recall\s.*45:00\s+33:20\s+33:20\s+1\s+in 2 days\s*$", lines["full"])
+    assert re.search(rf"^full\s+recall\s.*{format_time(CATALOG.full_time)}\s+33:20\s+33:20\s+1\s+in 2 days\s*$", lines["full"])
     assert "Next: drill start backward" in said(result)  # nothing overdue: the ladder goes on first
 
 

@@ -20,6 +20,7 @@ from drills.commands import keys as terminal_keys
 from drills.interview import interviewer as steps
 from drills.interview.bank import load_bank
 from drills.interview.store import InterviewRecord, ensure_tables, interviews
+from grader.catalog import format_time
 from tests.support import CATALOG, DAY, FakeGrader, active, drill, open_store, said, write
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
@@ -66,7 +67,7 @@ def test_the_plan_is_printed_and_nothing_is_started(clock):
         (("--json",), "--json goes with --plan or --list"),
         (("--plan", "--list"), "--plan and --list: one at a time"),
         (("--minutes", "5"), "an interview lasts 10 to 180 minutes, not 5"),
-        (("--target", "full"), "full is a 45:00 drill of its own"),
+        (("--target", "full"), f"full is a {format_time(CATALOG.full_time)} drill of its own"),
         (("--target", "unbroadcst"), "Did you mean 'unbroadcast'?"),
     ],
 )

@@ -10,7 +10,7 @@ import pytest
 from drills.interview.bank import load_bank
 from drills.interview.due import QuestionCard, QuestionReview
 from drills.interview.plan import Plan, PlanError, follow_up_window, plan_interview
-from grader.catalog import UnknownTarget
+from grader.catalog import UnknownTarget, format_time
 from tests.support import CATALOG, DAY, T0
 
 BANK = load_bank()
@@ -67,7 +67,7 @@ def test_a_short_interview_has_two_questions_and_leaves_the_follow_up_out_with_a
     [
         (9, None, "an interview lasts 10 to 180 minutes, not 9"),
         (181, None, "not 181"),
-        (45, "full", "full is a 45:00 drill of its own"),
+        (45, "full", f"full is a {format_time(CATALOG.full_time)} drill of its own"),
         (14, "backward", "14 minutes do not hold backward (10:00) and two questions: ask for at least 15"),
         (10, "forward-mode", "ask for at least 17"),
     ],

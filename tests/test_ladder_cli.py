@@ -16,8 +16,8 @@ from drills.loop.ladder import rung_time
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
-from grader.catalog import find_functions
-from tests.support import REFERENCE_SOURCE, T0, active, drill, latest, said, seed
+from grader.catalog import find_functions, format_time
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, said, seed
 
 pytestmark = pytest.mark.usefixtures("wide_terminal", "passing_grader")
 
@@ -149,7 +149,7 @@ def test_drill_ladder_shows_each_rung_its_time_and_why(clock):
         times = [CLOCKS[rung_time(target, r).seconds] for r in ("copy", "cloze", "recall")]
         assert re.search(rf"{target} (copy|recall) {' '.join(times)} ", text), target
         assert rung_time(target, "cloze").reasoning in text
-    assert "softmax recall" in text and "the top: drill next schedules it" in text and "full recall - - 45:00 recall only" in text
+    assert "softmax recall" in text and "the top: drill next schedules it" in text and f"full recall - - {format_time(CATALOG.full_time)} recall only" in text
 
 
 def test_an_old_history_reads_as_recall(tmp_path, clock):

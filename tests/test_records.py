@@ -210,7 +210,7 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
     write(started.path, [])
     session.check(history, clock)
     s = records.stats(history, "full")
-    assert s.target_time == 2700 and s.attempts == 1 and s.best == 1500 and s.share_under == 1
+    assert s.target_time == CATALOG.full_time and s.attempts == 1 and s.best == 1500 and s.share_under == 1
 
 
 def test_the_schedule_follows_the_drills_finished(history, clock, workspace, fake_grading):

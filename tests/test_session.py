@@ -41,7 +41,7 @@ def test_start_full_blanks_every_symbol(history, clock, workspace):
     started = session.start(history, "full", workspace, clock)
     assert started.path == workspace / "full.py"
     assert started.symbols == tuple(ALL_SYMBOLS)
-    assert started.target_time == 45 * 60
+    assert started.target_time == CATALOG.full_time
     source = started.path.read_text(encoding="utf-8")
     for symbol in ALL_SYMBOLS:
         assert f'raise NotImplementedError("{symbol}")' in source
