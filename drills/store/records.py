@@ -131,7 +131,7 @@ class Scoreboard:
     attempt: Attempt
     rows: tuple[ScoreRow, ...]
     total: ScoreRow | None
-    """For the full drill: the whole run against 45:00."""
+    """For the full drill: the whole run against its target time."""
     sum_of_best: float | None
 
     @property

@@ -167,7 +167,7 @@ def _draw_series_chart(p: Progress, s: Series, width: int, height: int, color: b
 
 
 def draw_full(p: Progress, width: int, height: int, color: bool = True) -> str:
-    """The full drill: each run's total against 45:00 and the sum of best, then each target's split per run."""
+    """The full drill: each run's total against its target time and the sum of best, then each target's split per run."""
     catalog = load_catalog()
     runs = p.full
     half = max(8, height // 2)
