@@ -141,10 +141,16 @@ def run_grader(*args: str, env: Mapping[str, str] | None = None) -> subprocess.C
 
 
 @functools.cache
+def collect_tests(marker: str) -> tuple[str, ...]:
+    """The grader tests of a target (``-m MARKER``) as the oracle names them (``test_x.py::test_y[case]``),
+    collected once per process."""
+    proc = run_grader("--collect-only", "-q", "-m", marker)
+    return tuple(line.removeprefix("grader/") for line in proc.stdout.splitlines() if "::" in line)
+
+
 def count_tests(marker: str) -> int:
     """How many grader tests a target has (``-m MARKER``), collected once per process."""
-    proc = run_grader("--collect-only", "-q", "-m", marker)
-    return sum("::" in line for line in proc.stdout.splitlines())
+    return len(collect_tests(marker))
 
 
 # ---------------------------------------------------------------------------- solutions that misbehave
