@@ -3,7 +3,8 @@
 - where things are: ROOT, REFERENCE (and its source), CATALOG, the MockClock's T0;
 - ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
   runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
-- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``);
+- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``), and the
+  human report of a --json verdict (``human_report``);
 - user code that misbehaves on purpose (``in_unbroadcast``, ``hangs``) and the processes of a grading,
   found and waited for (``processes``, ``descendants``, ``naming``, ``end_and_check``).
 
@@ -34,6 +35,7 @@ from drills.loop.clock import MockClock
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
+from drills.views.report import grade_report
 from grader.catalog import load_catalog
 from grader.verdict import Failure, GradeResult, TargetResult
 from reference import ENGINE
@@ -73,6 +75,16 @@ def console(width: int = 500, height: int | None = None, stderr: bool = False) -
     """A rich Console of a fixed size, without highlighting: what it draws does not depend on the
     terminal the tests run in."""
     return Console(stderr=stderr, highlight=False, width=width, height=height)
+
+
+def human_report(verdict: dict[str, object], width: int = 100) -> str:
+    """The report ``drill grade`` prints for ``verdict`` (its --json object), drawn in process from that
+    object as ``drill status`` draws it from the history; whitespace collapsed. For a test that checks
+    a real grading's JSON and its human report from one grading, not two."""
+    out = console(width=width)
+    with out.capture() as seen:
+        out.print(grade_report(GradeResult.from_json(verdict)))
+    return " ".join(seen.get().split())
 
 
 def use_consoles(monkeypatch: pytest.MonkeyPatch, width: int = 500, height: int | None = None) -> None:

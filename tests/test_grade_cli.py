@@ -5,9 +5,7 @@ import subprocess
 
 import pytest
 
-from drills.views.report import grade_report
-from grader.verdict import GradeResult
-from tests.support import CATALOG, REFERENCE, UNBROADCAST_BODY, console, drill, run_drill
+from tests.support import CATALOG, REFERENCE, UNBROADCAST_BODY, drill, human_report, run_drill
 
 TOP_KEYS = {"file", "passed", "targets", "notes"}
 FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
@@ -63,14 +61,6 @@ def test_json_of_a_failing_file_has_only_the_targets_named_and_names_the_failed_
     assert first["message"].startswith(f"unbroadcast [prepended-one-axis]: {first['text']}\n")
     assert first["location"] and all(f"  {where}" in first["message"] for where in first["location"])
     assert first["hint"] is None or f"  hint: {first['hint']}" in first["message"]
-
-
-def human_report(data: dict) -> str:
-    """The report ``drill grade`` prints for the verdict ``data`` (its --json object), words single-spaced."""
-    out = console(width=100)
-    with out.capture() as seen:
-        out.print(grade_report(GradeResult.from_json(data)))
-    return " ".join(seen.get().split())
 
 
 def grade_with_env(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -16,10 +16,16 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
-from drills.views.report import grade_report
-from grader.verdict import GradeResult
 from tests.support import REFERENCE_SOURCE as SOURCE
-from tests.support import UNBROADCAST_BODY, console, count_tests, drill, in_unbroadcast, run_drill, spawn_drill
+from tests.support import (
+    UNBROADCAST_BODY,
+    count_tests,
+    drill,
+    human_report,
+    in_unbroadcast,
+    run_drill,
+    spawn_drill,
+)
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
@@ -157,12 +163,9 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
     verdict = json.loads(proc.stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
-    out = console(width=100)
-    with out.capture() as seen:
-        out.print(grade_report(GradeResult.from_json(verdict)))
-    text = " ".join(seen.get().split())
+    text = human_report(verdict)
     for phrase in case.says:
-        assert phrase in text, f"{phrase!r} not in:\n{seen.get()}"
+        assert phrase in text, f"{phrase!r} not in:\n{text}"
 
 
 @pytest.mark.parametrize("case_id", ["infinite-loop", "os-exit-in-an-op", "segfault"])
