@@ -3,7 +3,8 @@
 - where things are: ROOT, REFERENCE (and its source), CATALOG, the MockClock's T0;
 - ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
   runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
-- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``);
+- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``), and the
+  human report of a --json verdict (``human_report``);
 - user code that misbehaves on purpose (``in_unbroadcast``, ``hangs``) and the processes of a grading,
   found and waited for (``processes``, ``descendants``, ``naming``, ``end_and_check``).
 
@@ -34,6 +35,7 @@ from drills.loop.clock import MockClock
 from drills.loop.stubs import stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
+from drills.views.report import grade_report
 from grader.catalog import load_catalog
 from grader.verdict import Failure, GradeResult, TargetResult
 from reference import ENGINE
@@ -73,6 +75,16 @@ def console(width: int = 500, height: int | None = None, stderr: bool = False) -
     """A rich Console of a fixed size, without highlighting: what it draws does not depend on the
     terminal the tests run in."""
     return Console(stderr=stderr, highlight=False, width=width, height=height)
+
+
+def human_report(verdict: dict[str, object], width: int = 100) -> str:
+    """The report ``drill grade`` prints for ``verdict`` (its --json object), drawn in process from that
+    object as ``drill status`` draws it from the history; whitespace collapsed. For a test that checks
+    a real grading's JSON and its human report from one grading, not two."""
+    out = console(width=width)
+    with out.capture() as seen:
+        out.print(grade_report(GradeResult.from_json(verdict)))
+    return " ".join(seen.get().split())
 
 
 def use_consoles(monkeypatch: pytest.MonkeyPatch, width: int = 500, height: int | None = None) -> None:
@@ -141,10 +153,16 @@ def run_grader(*args: str, env: Mapping[str, str] | None = None) -> subprocess.C
 
 
 @functools.cache
+def collect_tests(marker: str) -> tuple[str, ...]:
+    """The grader tests of a target (``-m MARKER``) as the oracle names them (``test_x.py::test_y[case]``),
+    collected once per process."""
+    proc = run_grader("--collect-only", "-q", "-m", marker)
+    return tuple(line.removeprefix("grader/") for line in proc.stdout.splitlines() if "::" in line)
+
+
 def count_tests(marker: str) -> int:
     """How many grader tests a target has (``-m MARKER``), collected once per process."""
-    proc = run_grader("--collect-only", "-q", "-m", marker)
-    return sum("::" in line for line in proc.stdout.splitlines())
+    return len(collect_tests(marker))
 
 
 # ---------------------------------------------------------------------------- solutions that misbehave
@@ -177,9 +195,12 @@ HANGS_FOR_GOOD = {"DRILL_TEST_TIMEOUT": "600", "DRILL_CHECK_TIMEOUT": "600"}
 
 
 def start_drill(tmp_path: Path, source: str) -> Path:
-    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``."""
-    began = run_drill("start", "unbroadcast", timeout=60)
-    assert began.returncode == 0, began.stderr
+    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``.
+
+    In process: a start grades nothing, and the commands under test (check, watch) run in real children
+    after it, on the real clock as it does. A successful start in a real child is tested by
+    test_robustness's test_corrupt_history_is_moved_aside_and_the_user_told."""
+    drill("start", "unbroadcast")
     path = tmp_path / "solutions" / "unbroadcast.py"
     path.write_text(source)
     return path

@@ -1,7 +1,10 @@
 """The catalog proves itself, as rustlings' `dev check` does: ids, symbols, markers and tests agree."""
 
 import ast
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -110,13 +113,6 @@ def test_unknown_target_suggests_the_closest():
         CATALOG.get("crossentropy")
 
 
-def _collected(*args):
-    """The node ids the grader selects with ``args``."""
-    proc = run_grader("--collect-only", "-q", *args)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return [line for line in proc.stdout.splitlines() if "::" in line]
-
-
 @pytest.fixture(scope="module")
 def targets_of(tmp_path_factory):
     """Every grader test's node id, with the targets its markers give it (one collection, via --report-json)."""
@@ -148,19 +144,48 @@ def test_each_target_selection_covers_every_symbol(target, targets_of):
         assert any(n.startswith(own_tests(symbol)) for n in names), f"no test of {symbol} in -m {target.marker}"
 
 
-@pytest.mark.parametrize(
-    "selection",
-    [
-        "unbroadcast",
-        "twice or diamond",
-        "op_add or op_pow or op_matmul or batched",
-        "op_sum or op_exp or op_relu or op_sigmoid",
-        "op_softmax or op_log_softmax or op_reshape",
-        "cross_entropy_helper",
-    ],
-)
-def test_classic_selections_select_tests(selection):
-    assert len(_collected("-k", selection)) >= 1
+CLASSIC_SELECTIONS = [
+    "unbroadcast",
+    "twice or diamond",
+    "op_add or op_pow or op_matmul or batched",
+    "op_sum or op_exp or op_relu or op_sigmoid",
+    "op_softmax or op_log_softmax or op_reshape",
+    "cross_entropy_helper",
+]
+
+SELECTED = """\
+import json, sys
+
+import pytest
+
+counts = {}
+for selection in json.loads(sys.argv[1]):
+    class Count:
+        def pytest_collection_finish(self, session):
+            counts[selection] = len(session.items)  # after -k has deselected
+
+    status = pytest.main(["grader", "-p", "no:cacheprovider", "--collect-only", "-q", "-k", selection], plugins=[Count()])
+    if status not in (0, 5):  # 5: nothing selected, which its test reports
+        sys.exit(f"pytest --collect-only -k {selection!r} exited {status}")
+print("SELECTED " + json.dumps(counts))
+"""
+
+
+@pytest.fixture(scope="module")
+def selected() -> dict[str, int]:
+    """How many grader tests each classic selection selects: ``pytest grader --collect-only -k SELECTION``
+    for each, all in one child interpreter (pytest.main once a selection), not one interpreter each."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SELECTED, json.dumps(CLASSIC_SELECTIONS)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("SELECTED ")]
+    return json.loads(line.removeprefix("SELECTED "))
+
+
+@pytest.mark.parametrize("selection", CLASSIC_SELECTIONS)
+def test_classic_selections_select_tests(selection, selected):
+    assert selected[selection] >= 1
 
 
 def test_follow_ups_explain_their_target_times():

@@ -10,14 +10,17 @@ import sys
 import numpy as np
 import pytest
 
+from grader import record
 from grader.oracle import RECORDING, OracleError, ReplayOracle, digest
-from tests.support import ROOT, count_tests, run_grader
+from grader.record import differences
+from tests.support import ROOT, collect_tests, run_grader
 
 
 @functools.cache
 def has_torch() -> bool:
-    """Whether torch imports here (asked once per test process, by the first test that needs it: an
-    import of torch takes seconds, which every test process would pay at collection)."""
+    """Whether torch imports here (asked once per test process, and only when a run that needed torch
+    failed: an import of torch takes seconds, which every test process would pay at collection, and a
+    run that succeeded has imported it)."""
     return (
         shutil.which("python") is not None
         and subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
@@ -43,19 +46,6 @@ def test_shipped_recording_covers_the_whole_suite_without_torch(no_torch):
     proc = run_grader("-q", "--oracle", "replay", env=no_torch)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert " passed" in proc.stdout
-
-
-def test_record_then_replay_round_trip(tmp_path, no_torch):
-    require_torch("recording needs torch")
-    recording = tmp_path / "oracle.npz"
-    proc = run_grader("-m", "unbroadcast", "--oracle", "record", "--oracle-file", str(recording))
-    assert proc.returncode == 0, proc.stdout[-2000:]
-    with np.load(recording) as store:
-        asked = len([k for k in store.files if k.endswith("|digest")])
-    tests = count_tests("unbroadcast")  # collected once per test process (tests/support.py)
-    assert asked > tests > 10  # every unbroadcast test but one asks (a batch of generated cases asks many times)
-    proc = run_grader("-m", "unbroadcast", "--oracle", "replay", "--oracle-file", str(recording), env=no_torch)
-    assert proc.returncode == 0, proc.stdout[-2000:]
 
 
 def test_replay_rejects_answers_recorded_for_other_inputs(tmp_path):
@@ -85,11 +75,70 @@ def test_unreadable_recording_is_a_clear_error(tmp_path):
         ReplayOracle(path)
 
 
-def test_shipped_recording_matches_live_torch():
-    require_torch("the drift check needs torch")
-    proc = subprocess.run([sys.executable, "-m", "grader.record", "--check"], cwd=ROOT, capture_output=True, text=True)
+def test_live_torch_agrees_with_the_shipped_recording_and_its_recording_replays_without_torch(tmp_path, no_torch):
+    """One run of the whole suite with live torch (``python -m grader.record``, as a maintainer runs it)
+    serves both the drift check and the record/replay round trip: torch is imported once, not twice.
+    What ``--check`` prints is tested below, in process, on recordings that differ on purpose."""
+    live = tmp_path / "live.npz"
+    command = [sys.executable, "-m", "grader.record", "--file", str(live)]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:  # asked only then: the recording imported torch, or this says whether it can
+        require_torch("recording from live torch needs torch")
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert f"the recording {RECORDING} matches live torch" in proc.stdout
+    assert f"recorded {live}" in proc.stdout
+    # The drift check: what live torch answers now is what the shipped recording says.
+    assert differences(RECORDING, live) == []
+    # The round trip: every unbroadcast test but one asks (a batch of generated cases asks many times),
+    # and the target replays from the fresh recording with torch unimportable.
+    tests = set(collect_tests("unbroadcast"))  # collected once per test process (tests/support.py)
+    with np.load(live) as store:
+        asked = len([k for k in store.files if k.endswith("|digest") and k.partition("#")[0] in tests])
+    assert asked > len(tests) > 10
+    proc = run_grader("-m", "unbroadcast", "--oracle", "replay", "--oracle-file", str(live), env=no_torch)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def save(path, **arrays) -> None:
+    np.savez(path, **{k.replace("_", "|"): np.asarray(v) for k, v in arrays.items()})
+
+
+@pytest.mark.parametrize(
+    ("fresh", "status", "said"),
+    [
+        ({"k#0_digest": "d", "k#0_out": 1.0}, 0, ["the recording {file} matches live torch"]),
+        (
+            {"k#0_digest": "d", "k#0_out": 2.0, "k#1_digest": "e"},
+            1,
+            [
+                "missing from the recording: k#1|digest",
+                "differs from live torch: k#0|out",
+                "2 difference(s): regenerate with python -m grader.record",
+            ],
+        ),
+        (None, 1, ["the reference failed its own grader with live torch (pytest exit 1)"]),
+    ],
+    ids=["matches", "differs", "reference-fails"],
+)
+def test_record_check_says_whether_the_recording_matches(tmp_path, monkeypatch, capsys, fresh, status, said):
+    """``python -m grader.record --check``'s verdicts, with what live torch answers stood in for by ``fresh``."""
+    file = tmp_path / "oracle.npz"
+    save(file, **{"k#0_digest": "d", "k#0_out": 1.0})
+
+    def answers_now(path) -> int:
+        if fresh is None:
+            return 1
+        save(path, **fresh)
+        return 0
+
+    monkeypatch.setattr(record, "record", answers_now)
+    assert record.main(["--check", "--file", str(file)]) == status
+    out = capsys.readouterr().out
+    assert all(line.format(file=file) in out for line in said), out
+
+
+def test_record_check_without_a_recording_says_how_to_make_one(tmp_path, capsys):
+    assert record.main(["--check", "--file", str(tmp_path / "none.npz")]) == 1
+    assert f"no recording at {tmp_path / 'none.npz'}: run python -m grader.record" in capsys.readouterr().out
 
 
 def test_finite_difference_oracle_grades_without_torch(no_torch, tmp_path):

@@ -16,10 +16,16 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
-from drills.views.report import grade_report
-from grader.verdict import GradeResult
 from tests.support import REFERENCE_SOURCE as SOURCE
-from tests.support import UNBROADCAST_BODY, console, count_tests, drill, in_unbroadcast, run_drill, spawn_drill
+from tests.support import (
+    UNBROADCAST_BODY,
+    count_tests,
+    drill,
+    human_report,
+    in_unbroadcast,
+    run_drill,
+    spawn_drill,
+)
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
@@ -157,24 +163,23 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
     verdict = json.loads(proc.stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
-    out = console(width=100)
-    with out.capture() as seen:
-        out.print(grade_report(GradeResult.from_json(verdict)))
-    text = " ".join(seen.get().split())
+    text = human_report(verdict)
     for phrase in case.says:
-        assert phrase in text, f"{phrase!r} not in:\n{seen.get()}"
+        assert phrase in text, f"{phrase!r} not in:\n{text}"
 
 
 @pytest.mark.parametrize("case_id", ["infinite-loop", "os-exit-in-an-op", "segfault"])
 def test_a_drill_survives_it(case_id, tmp_path):
+    """``drill check`` in a real child meets the case; starting the attempt and reading its status
+    after are done in process (they start no grading: nothing of the case happens in them)."""
     case = next(c for c in CASES if c.id == case_id)
-    assert drill_fast("start", case.target).returncode == 0
+    drill("start", case.target)
     path = tmp_path / "solutions" / f"{case.target}.py"
     write(path, case.source)
     checked = drill_fast("check")
     assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
-    status = drill_fast("status")
-    assert status.returncode == 0 and case.target in status.stdout and "failing" in status.stdout
+    status = drill("status").output
+    assert case.target in status and "failing" in status
     with sqlite3.connect(tmp_path / "drill-home" / "history.sqlite3") as db:
         (outcome,) = db.execute("SELECT outcome FROM attempts").fetchone()
         (source,) = db.execute("SELECT source FROM submissions").fetchone()
@@ -202,10 +207,11 @@ KILL_PARTS = 5
 
 
 @pytest.mark.parametrize("part", range(KILL_PARTS), ids=lambda k: f"runs-{6 * k + 1}-to-{6 * k + 6}")
-def test_kill_check_and_watch_30_times_and_lose_nothing(part, tmp_path):
+def test_kill_check_and_watch_30_times_and_lose_nothing(part, tmp_path, warm_grading):
     """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete.
 
-    Each part first has one grading finish, so that every kill of the part has a graded version to lose."""
+    Each part first has one grading finish (in process, on the warm worker: it is not one of the
+    runs killed), so that every kill of the part has a graded version to lose."""
     db_path = tmp_path / "drill-home" / "history.sqlite3"
     path = tmp_path / "solutions" / "unbroadcast.py"
     env = {"PYTHONUNBUFFERED": "1"}
@@ -267,7 +273,7 @@ def test_bad_input_is_one_line_and_exit_2(args, says):
 
 
 def test_start_while_in_progress_is_refused():
-    assert drill_fast("start", "arith").returncode == 0
+    drill("start", "arith")  # in process: the refusal below is the child's to give
     proc = drill_fast("start", "unary")
     assert proc.returncode == 2 and "in progress" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -281,7 +287,7 @@ def test_corrupt_history_is_moved_aside_and_the_user_told(tmp_path):
     assert "could not be read" in proc.stderr and "moved to" in proc.stderr
     backups = list(home.glob("history.sqlite3.corrupt-*"))
     assert len(backups) == 1 and backups[0].read_bytes().startswith(b"this is not a database")
-    assert drill_fast("start", "unbroadcast").returncode == 0  # and the new history works
+    assert drill_fast("start", "unbroadcast").returncode == 0  # and the new history works, in a real child
 
 
 def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
@@ -290,7 +296,7 @@ def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
     proc = drill_fast("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
     assert proc.returncode == 2 and "cannot write to the workspace" in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "No attempt in progress" in drill_fast("status").stdout  # no attempt was started
+    assert "No attempt in progress" in drill("status").output  # no attempt was started
 
 
 def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path):
