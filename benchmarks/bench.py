@@ -101,6 +101,7 @@ class Watch:
         self.event = threading.Event()
         threading.Thread(target=self.read, daemon=True).start()
         if not self.event.wait(120):  # the first grading, at start
+            self.close()  # no watcher left behind
             raise RuntimeError(f"drill watch {target} gave no first verdict within 120 s")
 
     def read(self) -> None:
