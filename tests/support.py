@@ -208,8 +208,9 @@ def start_drill(tmp_path: Path, source: str) -> Path:
 
 # ---------------------------------------------------------------------------- the processes of a grading
 
-GONE_WITHIN = 10.0
-"""Seconds for every process of a grading to be gone after its command is."""
+GONE_WITHIN = 30.0
+"""Seconds for every process of a grading to be gone after its command is: on an idle machine it takes
+well under a second, but a machine running other suites at once was seen to need more than 10."""
 STARTED_WITHIN = 120.0
 """Seconds for the user's code to start running (a cold interpreter, the warm worker's imports)."""
 
