@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
-from drills.store.history import Attempt, History
+from drills.store.history import RUNGS, Attempt, History
 from drills.store.records import best_segments, clock_at_end, finished, segments, sum_of_best
 from grader.catalog import FULL, load_catalog
 
@@ -106,9 +106,6 @@ def streak(days: set[date], today: date) -> Streak:
     return Streak(current, today in days, longest, max(days, default=None), recent)
 
 
-RUNG_ORDER = ("copy", "cloze", "recall")
-
-
 def progress(
     history: History, now: float, tz: tzinfo | None = None, rung_time: Callable[[str, str], int] | None = None
 ) -> Progress:
@@ -121,7 +118,7 @@ def progress(
         by_drill.setdefault(attempt.target, []).append(attempt)
     series = []
     for index, drill_id in enumerate(catalog.drill_ids):
-        for rung in RUNG_ORDER:
+        for rung in RUNGS:
             done = finished(a for a in by_drill.get(drill_id, []) if a.rung == rung)
             if not done:
                 continue
