@@ -28,7 +28,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from drills.store.history import Attempt, History
-from drills.store.records import finished, segments
+from drills.store.records import clock_at_end, finished, segments
 from grader.catalog import FULL, load_catalog
 
 if TYPE_CHECKING:
@@ -93,8 +93,7 @@ class TargetCard:
 
 def rate(attempt: Attempt, target_time: float) -> Rating:
     """The fsrs rating of a finished attempt."""
-    time = attempt.time if attempt.time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
-    return rating(attempt.outcome == "passed", time, attempt.assisted, target_time)
+    return rating(attempt.outcome == "passed", clock_at_end(attempt), attempt.assisted, target_time)
 
 
 def rating(passed: bool, time: float, assisted: bool, target_time: float) -> Rating:
