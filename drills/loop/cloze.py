@@ -68,24 +68,23 @@ def body_of(node: ast.FunctionDef) -> list[ast.stmt]:
     return node.body[1:] if has_docstring(node) else node.body
 
 
-def _writes_grad(stmt: ast.stmt) -> bool:
+def _assigned(stmt: ast.stmt) -> list[ast.expr]:
+    """What an assignment (``=`` or ``+=``) writes to, less its subscripts (``grad[i]``: ``grad``)."""
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AugAssign) else []
+    found = []
     for target in targets:
         while isinstance(target, ast.Subscript):
             target = target.value
-        if isinstance(target, ast.Attribute) and target.attr == "grad":
-            return True
-    return False
+        found.append(target)
+    return found
+
+
+def _writes_grad(stmt: ast.stmt) -> bool:
+    return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in _assigned(stmt))
 
 
 def _names_a_gradient(stmt: ast.stmt) -> bool:
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AugAssign) else []
-    for target in targets:
-        while isinstance(target, ast.Subscript):
-            target = target.value
-        if isinstance(target, ast.Name) and target.id.startswith("grad") and target.id != "grads":
-            return True
-    return False
+    return any(isinstance(t, ast.Name) and t.id.startswith("grad") and t.id != "grads" for t in _assigned(stmt))
 
 
 def _reads_tangent(stmt: ast.stmt) -> bool:
