@@ -131,5 +131,5 @@ def progress(
     )
     days = {day_of(p.at, tz) for s in series for p in s.points}
     today = day_of(now, tz)
-    sob = sum_of_best(best_segments(history))
+    sob = sum_of_best(best_segments(by_drill.get(FULL, [])))
     return Progress(tuple(series), runs, sob, streak(days, today), min(days, default=None), today, tz)

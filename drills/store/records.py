@@ -59,11 +59,12 @@ def segments(attempt: Attempt) -> list[tuple[str, float]]:
     return out
 
 
-def best_segments(history: History, before: Attempt | None = None) -> dict[str, float]:
-    """Per core target, its shortest segment over the unassisted full drills with splits (those before
-    one attempt, when given). A split is kept the moment it is made: a run still in progress counts."""
+def best_segments(runs: Iterable[Attempt], before: Attempt | None = None) -> dict[str, float]:
+    """Per core target, its shortest segment over the unassisted full drills with splits among ``runs``
+    (the history's full drills; those before one attempt, when given). A split is kept the moment it is
+    made: a run still in progress counts."""
     best: dict[str, float] = {}
-    for run in history.attempts(FULL):
+    for run in runs:
         if run.assisted or not run.splits or (before is not None and run.id >= before.id):
             continue
         for target, seconds in segments(run):
@@ -165,7 +166,8 @@ def scoreboard(history: History, attempt: Attempt, target_time: int | None = Non
     if attempt.target != FULL:
         return Scoreboard(attempt, (_row(history, attempt, count, target_time),), None, None)
     catalog = load_catalog()
-    best, before = best_segments(history), best_segments(history, before=attempt)
+    runs = history.attempts(FULL)
+    best, before = best_segments(runs), best_segments(runs, before=attempt)
     rows = tuple(
         ScoreRow(
             target,
