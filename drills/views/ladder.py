@@ -29,11 +29,6 @@ RULE = (
 )
 
 
-def rung_label(rung: str) -> str:
-    """``copy rung`` for the rungs below recall, nothing for recall (the drill as it always was)."""
-    return "" if rung == "recall" else f"{rung} rung"
-
-
 def to_move(spot: Place, seconds: int) -> str:
     """What moves a target up from its rung, and how close it is to moving down."""
     if spot.target == FULL:
