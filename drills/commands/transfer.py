@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,12 @@ from drills.views.render import counted
 
 def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: bool) -> None:
     with history(term) as store:
+        held = interviews(store.db) if fmt.lower() == "json" else []  # a CSV row is no place for an interview
+        extra = {"interviews": [r.to_json() for r in held]} if held else None
         try:
-            exported = export(store, fmt.lower(), with_sources)
+            exported = export(store, fmt.lower(), with_sources, extra)
         except ExportError as exc:
             raise DrillError(str(exc)) from None
-        held = interviews(store.db) if fmt.lower() == "json" else []
-    if held:  # JSON only: a CSV row is no place for an interview
-        data = json.loads(exported.text)
-        data["interviews"] = [r.to_json() for r in held]
-        exported = replace(exported, text=json.dumps(data, indent=1) + "\n")
     if output is None:
         sys.stdout.write(exported.text)
         return

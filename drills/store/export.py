@@ -152,7 +152,8 @@ def _attempt_fields(r: Record) -> dict[str, Any]:
     }
 
 
-def to_json(recs: Iterable[Record]) -> str:
+def to_json(recs: Iterable[Record], extra: dict[str, Any] | None = None) -> str:
+    """The JSON export; ``extra``: more top-level keys, after the attempts (``"interviews"``)."""
     attempts = []
     for r in recs:
         item: dict[str, Any] = {
@@ -172,7 +173,7 @@ def to_json(recs: Iterable[Record]) -> str:
                 for s in r.submissions
             ]
         attempts.append(item)
-    return json.dumps({"version": VERSION, "attempts": attempts}, indent=1) + "\n"
+    return json.dumps({"version": VERSION, "attempts": attempts, **(extra or {})}, indent=1) + "\n"
 
 
 def _parsed(result: str) -> Any:
@@ -210,11 +211,12 @@ class Exported:
     splits: int
 
 
-def export(history: History, fmt: str, with_sources: bool = False) -> Exported:
+def export(history: History, fmt: str, with_sources: bool = False, extra: dict[str, Any] | None = None) -> Exported:
+    """The history in ``fmt``; ``extra``: more top-level keys of a JSON export (see ``to_json``)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: csv or json")
     if with_sources and fmt != "json":
         raise ExportError("--with-sources needs --format json (a CSV cell is no place for a source file)")
     recs = records(history, with_sources)
-    text = to_json(recs) if fmt == "json" else to_csv(recs)
+    text = to_json(recs, extra) if fmt == "json" else to_csv(recs)
     return Exported(text, len(recs), sum(len(r.splits) for r in recs))
