@@ -4,7 +4,6 @@ a table of attempts, leaves them out."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,10 +49,10 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
     if fmt is None and file.suffix.lower() in (".csv", ".json"):
         fmt = file.suffix.lower()[1:]
     try:
-        records = parse(text, fmt.lower() if fmt else None)
+        records, data = parse(text, fmt.lower() if fmt else None)
     except ExportError as exc:
         raise DrillError(f"{file}: {exc}") from None
-    given = interviews_in(text) if (fmt or "").lower() == "json" or text.lstrip().startswith("{") else []
+    given = [] if data is None else interviews_in(data)
     with history(term) as store:
         added = _import_interviews(store, given, file)  # first: a bad interview stops the import before any write
         done = restore(store, records)
@@ -62,10 +61,9 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
         term.out.print(f" Interviews: {added} added, {len(given) - added} already there.")
 
 
-def interviews_in(text: str) -> list[dict[str, Any]]:
-    """The interviews of a JSON export (the attempts are read by drills.store.restore)."""
-    data = json.loads(text)
-    given = data.get("interviews", []) if isinstance(data, dict) else []
+def interviews_in(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The interviews of a JSON export, its object as drills.store.restore read it (with its attempts)."""
+    given = data.get("interviews", [])
     if not isinstance(given, list) or not all(isinstance(i, dict) for i in given):
         raise DrillError('"interviews" must be a list of objects')
     return given

@@ -132,7 +132,8 @@ class _Check:
         )
 
 
-def from_json(text: str) -> list[Record]:
+def from_json(text: str) -> tuple[list[Record], dict[str, Any]]:
+    """The attempts of a JSON export, and the export's whole object (for its other keys: ``"interviews"``)."""
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -164,7 +165,7 @@ def from_json(text: str) -> list[Record]:
         if "submissions" in item:
             record = _with_submissions(record, item["submissions"], check)
         out.append(record)
-    return out
+    return out, data
 
 
 def _with_submissions(record: Record, raw: object, check: _Check) -> Record:
@@ -222,13 +223,14 @@ def from_csv(text: str) -> list[Record]:
     ]
 
 
-def parse(text: str, fmt: str | None = None) -> list[Record]:
-    """Records from an export; the format is guessed from the text when not given."""
+def parse(text: str, fmt: str | None = None) -> tuple[list[Record], dict[str, Any] | None]:
+    """Records from an export, and a JSON export's whole object (None for CSV); the format is guessed
+    from the text when not given."""
     if fmt is None:
         fmt = "json" if text.lstrip().startswith("{") else "csv"
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: csv or json")
-    return from_json(text) if fmt == "json" else from_csv(text)
+    return from_json(text) if fmt == "json" else (from_csv(text), None)
 
 
 # ---------------------------------------------------------------------------- importing
