@@ -19,12 +19,13 @@ from datetime import tzinfo
 from pathlib import Path
 
 from drills.interview.bank import Question, load_bank
-from drills.interview.due import question_deck
+from drills.interview.due import question_card
 from drills.interview.plan import Plan, follow_up_window
 from drills.interview.store import (
     AnswerRecord,
     InterviewRecord,
     PartRecord,
+    answers,
     finish_interview,
     get_interview,
     record_answer,
@@ -164,8 +165,9 @@ def keep_answer(interview_id: int, question: Question, text: str) -> Path:
 
 
 def due_after(store: History, question: Question, now: float) -> float:
-    """When the question comes due again, its answers so far replayed."""
-    return next(c.due for c in question_deck(store.db, now) if c.question == question.id)
+    """When the question comes due again, its answers so far replayed (its card alone, not the deck's)."""
+    order = load_bank().ids.index(question.id)
+    return question_card(question.id, order, answers(store.db, question.id), now).due
 
 
 def close(store: History, interview_id: int, clock: Clock, tz: tzinfo | None, finished: bool) -> tuple[InterviewRecord, Path]:

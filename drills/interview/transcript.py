@@ -39,8 +39,10 @@ def quoted(text: str) -> str:
 
 def verdict(part: PartRecord | None) -> str:
     """A coding part's outcome in a few words."""
-    if part is None or part.outcome in (None, "skipped"):
-        return "not reached" if part is None or part.outcome == "skipped" else "unfinished"
+    if part is None or part.outcome == "skipped":
+        return "not reached"
+    if part.outcome is None:
+        return "unfinished"
     clock = format_time(part.seconds) if part.seconds is not None else "?"
     said = {"passed": f"passed in {clock}", "gave-up": f"gave up at {clock}", "out-of-time": f"out of time at {clock}"}
     return said[part.outcome]

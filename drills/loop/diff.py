@@ -60,12 +60,12 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
             if not attempts:
                 raise DrillError("nothing to compare yet: start a drill with  drill start TARGET")
             attempt = attempts[-1]
-        target = next((t for t in load_catalog().drilled(attempt.target) if t.id not in attempt.splits), None)
-        target = target or load_catalog().drilled(attempt.target)[0]
+        drilled = catalog.drilled(attempt.target)
+        target = next((t for t in drilled if t.id not in attempt.splits), drilled[0])
     else:
         target = catalog.get(target_id)
-        if attempt is None or target not in load_catalog().drilled(attempt.target):
-            mine = [a for a in history.attempts() if target in load_catalog().drilled(a.target)]
+        if attempt is None or target not in catalog.drilled(attempt.target):
+            mine = [a for a in history.attempts() if target in catalog.drilled(a.target)]
             if not mine:
                 raise DrillError(f"you have never attempted {target.id}: start with  drill start {target.id}")
             attempt = mine[-1]

@@ -30,9 +30,9 @@ def _graded(history: History, attempts: list[Attempt]) -> list[tuple[Attempt, Su
     """The attempts that have a graded save, newest first, each with its latest one."""
     found = []
     for attempt in sorted(attempts, key=lambda a: a.id, reverse=True):
-        submissions = history.submissions(attempt)
-        if submissions:
-            found.append((attempt, submissions[-1]))
+        last = history.last_submission(attempt)
+        if last is not None:
+            found.append((attempt, last))
     return found
 
 
@@ -55,7 +55,7 @@ def choose(history: History, drill_id: str | None, attempt_id: int | None) -> li
         if active is None:
             raise DrillError("no attempt in progress: name the drill whose file to bring back,  drill restore TARGET")
         drill_id = active.target
-        if not history.submissions(active):
+        if history.last_submission(active) is None:
             earlier = [str(a.id) for a, _ in _graded(history, history.attempts(drill_id))]
             noun = "attempt" if len(earlier) == 1 else "attempts"
             raise DrillError(

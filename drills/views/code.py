@@ -55,25 +55,25 @@ def mark(sign: str) -> Text:
     return Text(sign, style=f"bold {MARK_STYLE[sign]}".strip())
 
 
-def side_by_side(symbol: str, label: str, ours: str | None, reference: str) -> Table:
+def side_by_side(symbol: str, label: str, rows: list[Row], missing: bool) -> Table:
+    """``rows``: ``aligned``'s; ``missing``: your file has no such symbol."""
     table = Table(title=Text(symbol, style="bold"), expand=True, show_lines=False, padding=(0, 0, 0, 1))
     for header, ratio in (("", None), (f"yours ({label})", 1), ("", None), ("reference", 1)):
         table.add_column(header, ratio=ratio, no_wrap=ratio is None, overflow="fold")
-    missing = ours is None
-    for a_mark, a, b_mark, b in aligned(ours or "", reference):
+    for a_mark, a, b_mark, b in rows:
         if missing:
             a, missing = Text("(not found in your file)", style="red"), False
         table.add_row(mark(a_mark), a or "", mark(b_mark), b or "")
     return table
 
 
-def unified(symbol: str, ours: str | None, reference: str) -> RenderableType:
+def unified(symbol: str, rows: list[Row], missing: bool) -> RenderableType:
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
-    if ours is None:
+    if missing:
         grid.add_row(mark(YOURS), Text("(not found in your file)", style="red"))
-    for sign, line in unified_rows(aligned(ours or "", reference)):
+    for sign, line in unified_rows(rows):
         grid.add_row(mark(sign), line)
     return Group(Text(""), Text(symbol, style="bold"), grid)
 
@@ -102,8 +102,9 @@ def comparison(c: Comparison) -> RenderableType:
         parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
     legend = mark(YOURS).append(f" yours ({c.source_label})", style="default")
     legend.append("   ").append_text(mark(REFERENCE)).append(" the reference", style="default")
-    narrow = Group(*parts, legend, *(unified(symbol, ours, reference) for symbol, ours, reference in c.pairs))
-    wide = Group(*parts, *(side_by_side(symbol, c.source_label, ours, reference) for symbol, ours, reference in c.pairs))
+    diffs = [(symbol, aligned(ours or "", reference), ours is None) for symbol, ours, reference in c.pairs]  # once for both layouts
+    narrow = Group(*parts, legend, *(unified(symbol, rows, missing) for symbol, rows, missing in diffs))
+    wide = Group(*parts, *(side_by_side(symbol, c.source_label, rows, missing) for symbol, rows, missing in diffs))
     return ByWidth(narrow, wide, at=SIDE_BY_SIDE)
 
 
