@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from drills.interview.bank import Bank, Question, load_bank
 from drills.interview.store import AnswerRecord, answers
-from drills.store.schedule import scheduler
+from drills.store.schedule import replay
 
 if TYPE_CHECKING:
     import sqlite3
@@ -81,16 +80,11 @@ def question_card(question: str, order: int, given: Sequence[AnswerRecord], now:
     """Replay a question's answers through fsrs."""
     if not given:
         return QuestionCard(question, order, now, (), None)
-    from fsrs import Card
-
     done = sorted(given, key=lambda a: (a.answered_at, a.id or 0))
-    state = Card(card_id=CARD_IDS + order, due=datetime.fromtimestamp(done[0].answered_at, UTC))
-    reviews = []
-    for answer in done:
-        rating = rate_answer(answer)
-        state, _ = scheduler().review_card(state, rating, review_datetime=datetime.fromtimestamp(answer.answered_at, UTC))
-        reviews.append(QuestionReview(answer.id, answer.answered_at, rating.name, answer.share))
-    return QuestionCard(question, order, state.due.timestamp(), tuple(reviews), state.stability)
+    rated = [(answer, rate_answer(answer)) for answer in done]
+    state = replay(CARD_IDS + order, [(answer.answered_at, rating) for answer, rating in rated])
+    reviews = tuple(QuestionReview(a.id, a.answered_at, rating.name, a.share) for a, rating in rated)
+    return QuestionCard(question, order, state.due.timestamp(), reviews, state.stability)
 
 
 def question_deck(conn: sqlite3.Connection, now: float, bank: Bank | None = None) -> tuple[QuestionCard, ...]:

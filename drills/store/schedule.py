@@ -32,7 +32,7 @@ from drills.store.records import clock_at_end, finished, segments
 from grader.catalog import FULL, load_catalog
 
 if TYPE_CHECKING:
-    from fsrs import Rating, Scheduler
+    from fsrs import Card, Rating, Scheduler
 
 @cache
 def scheduler() -> Scheduler:
@@ -113,6 +113,17 @@ def _utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
+def replay(card_id: int, reviews: Sequence[tuple[float, Rating]]) -> Card:
+    """An fsrs card after ``reviews`` (epoch seconds, rating), in order: a schedule is derived from what
+    was done, never stored. ``card_id`` is explicit: fsrs would read (and sleep on) the wall clock."""
+    from fsrs import Card
+
+    state = Card(card_id=card_id, due=_utc(reviews[0][0]))
+    for at, rated in reviews:
+        state, _ = scheduler().review_card(state, rated, review_datetime=_utc(at))
+    return state
+
+
 def card(
     target: str,
     order: int,
@@ -137,13 +148,8 @@ def card(
         done.append((Review(attempt.id, attempt.ended_at or now, rated.name, attempt.time, attempt.assisted), rated))
     if not done:
         return TargetCard(target, order, target_time, now, (), None, learning=bool(finished(attempts)))
-    from fsrs import Card
-
     done.sort(key=lambda review: (review[0].at, review[0].attempt_id))
-    # an explicit id: fsrs would read (and sleep on) the wall clock
-    state = Card(card_id=order + 1, due=_utc(done[0][0].at))
-    for review, rated in done:
-        state, _ = scheduler().review_card(state, rated, review_datetime=_utc(review.at))
+    state = replay(order + 1, [(review.at, rated) for review, rated in done])
     due = state.due.timestamp()
     return TargetCard(target, order, target_time, due, tuple(review for review, _ in done), state.stability)
 
