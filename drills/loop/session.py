@@ -215,7 +215,7 @@ def hint(history: History, target_id: str | None) -> Hints:
             raise DrillError("no attempt in progress: name a target,  drill hint TARGET")
         target = catalog.get(target_id)
         return Hints(target.id, target.hints, 0, counted=False)
-    drilled = load_catalog().drilled(attempt.target)
+    drilled = catalog.drilled(attempt.target)
     if target_id is None:  # the first target not passing now (one that passed may fail again)
         failing = [s.target for s in target_states(attempt, latest_result(history, attempt)) if not s.passed]
         target = next((t for t in drilled if t.id in failing), drilled[-1])
@@ -225,8 +225,6 @@ def hint(history: History, target_id: str | None) -> Hints:
             raise DrillError(f"the attempt in progress drills {attempt.target}, not {target.id}")
     shown = min(history.show_hint(attempt, target.id), len(target.hints))
     return Hints(target.id, target.hints[:shown], len(target.hints) - shown, counted=True)
-
-
 
 
 # ---------------------------------------------------------------------------- each target's state
