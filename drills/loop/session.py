@@ -122,12 +122,11 @@ def check(
     oracle: str = "auto",
     attempt: Attempt | None = None,
     runner: Runner | None = None,
-    incremental: bool = True,
 ) -> Checked:
     """Grade the attempt's file once; record the source, the splits, and the end when all targets pass.
 
     In a drill of several targets, only the targets whose code changed since the last graded version
-    are graded (``incremental``, drills/loop/incremental.py); the others keep their verdicts. An
+    are graded (drills/loop/incremental.py); the others keep their verdicts. An
     attempt ends only on a grading of every target: when reused verdicts make it pass, the whole
     file is graded again first.
     """
@@ -141,7 +140,7 @@ def check(
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     targets = load_catalog().drilled(attempt.target)
     reused: dict[str, TargetResult] = {}
-    if incremental and len(targets) > 1:
+    if len(targets) > 1:
         last = history.last_submission(attempt)
         if last is not None:
             reused = reused_verdicts(last.source, parse_result(last.result), source, targets)
