@@ -111,9 +111,9 @@ class Catalog:
         """Seconds to beat in the drill ``drill_id`` (``full`` included)."""
         return self.full_time if drill_id == FULL else self.get(drill_id).target_time
 
-    def top_level_names(self, core_only: bool = True) -> tuple[str, ...]:
+    def top_level_names(self) -> tuple[str, ...]:
         """The names a solution file defines (``unbroadcast``, ``Tensor``, ...), in catalog order."""
-        names = [s.split(".")[0] for t in (self.targets if core_only else self.every) for s in t.symbols]
+        names = [s.split(".")[0] for t in self.targets for s in t.symbols]
         return tuple(dict.fromkeys(names))
 
     def owner(self, symbol: str) -> Target | None:

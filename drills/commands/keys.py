@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
 
 
 class PosixKeys:
@@ -50,9 +49,9 @@ class WindowsKeys:  # pragma: no cover - Windows
 
 
 @contextmanager
-def keyboard(stream: IO[str] | None = None) -> Iterator[PosixKeys | WindowsKeys | None]:
-    """The keys typed in the terminal ``stream`` (stdin) is; None when it is not a terminal."""
-    stream = stream or sys.stdin
+def keyboard() -> Iterator[PosixKeys | WindowsKeys | None]:
+    """The keys typed in the terminal stdin is; None when it is not a terminal."""
+    stream = sys.stdin
     try:
         interactive = stream.isatty()
     except (AttributeError, ValueError):  # closed, or no stream at all

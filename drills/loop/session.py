@@ -122,12 +122,11 @@ def check(
     oracle: str = "auto",
     attempt: Attempt | None = None,
     runner: Runner | None = None,
-    incremental: bool = True,
 ) -> Checked:
     """Grade the attempt's file once; record the source, the splits, and the end when all targets pass.
 
     In a drill of several targets, only the targets whose code changed since the last graded version
-    are graded (``incremental``, drills/loop/incremental.py); the others keep their verdicts. An
+    are graded (drills/loop/incremental.py); the others keep their verdicts. An
     attempt ends only on a grading of every target: when reused verdicts make it pass, the whole
     file is graded again first.
     """
@@ -141,7 +140,7 @@ def check(
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     targets = load_catalog().drilled(attempt.target)
     reused: dict[str, TargetResult] = {}
-    if incremental and len(targets) > 1:
+    if len(targets) > 1:
         last = history.last_submission(attempt)
         if last is not None:
             reused = reused_verdicts(last.source, parse_result(last.result), source, targets)
@@ -215,7 +214,7 @@ def hint(history: History, target_id: str | None) -> Hints:
             raise DrillError("no attempt in progress: name a target,  drill hint TARGET")
         target = catalog.get(target_id)
         return Hints(target.id, target.hints, 0, counted=False)
-    drilled = load_catalog().drilled(attempt.target)
+    drilled = catalog.drilled(attempt.target)
     if target_id is None:  # the first target not passing now (one that passed may fail again)
         failing = [s.target for s in target_states(attempt, latest_result(history, attempt)) if not s.passed]
         target = next((t for t in drilled if t.id in failing), drilled[-1])
@@ -225,8 +224,6 @@ def hint(history: History, target_id: str | None) -> Hints:
             raise DrillError(f"the attempt in progress drills {attempt.target}, not {target.id}")
     shown = min(history.show_hint(attempt, target.id), len(target.hints))
     return Hints(target.id, target.hints[:shown], len(target.hints) - shown, counted=True)
-
-
 
 
 # ---------------------------------------------------------------------------- each target's state

@@ -312,7 +312,10 @@ class _Watch:
             self._cancel()  # paused elsewhere: the grading waits for the clock
         if self.busy:
             return  # the grading under way says how the attempt stands
-        self.state = state = replace(state, attempt=attempt, targets=target_states(attempt, _latest(state)))
+        # each target's verdict stays the one shown (of the latest grading, or the history's at the start);
+        # only the splits are the history's now
+        targets = tuple(replace(s, split=attempt.splits.get(s.target)) for s in state.targets)
+        self.state = state = replace(state, attempt=attempt, targets=targets)
         if not attempt.in_progress:
             how = f"ended elsewhere ({attempt.outcome})"
             self.state = replace(state, finished=how, ended=how if self.keys is None else None)
@@ -382,7 +385,3 @@ def _hinted(state: WatchState) -> str | None:
         return None
     attempt = state.attempt
     return _last_passed(attempt) if attempt.splits else load_catalog().drilled(attempt.target)[0].id
-
-
-def _latest(state: WatchState) -> Any:
-    return state.checked.result if state.checked is not None else None

@@ -153,20 +153,6 @@ def finish_view(
 # ---------------------------------------------------------------------------- each target's state
 
 
-def state_line(state: TargetState, clock: str) -> Text:
-    """A target's line: ✓ and its split, ✗ and the failure to fix first (a target that passed and
-    fails again too), or · not graded yet."""
-    if state.passed:
-        at = f" at {format_time(state.split)}" if state.split is not None else ""
-        return Text(f"   ✓ {state.target:<14} passed{at}", style="green")
-    if state.result is None:
-        return Text(f"   · {state.target:<14} {clock}not graded yet", style="dim")
-    text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
-    if state.regressed:
-        text.append(f"fails again (passed at {format_time(state.split or 0)}): ", style="red")
-    return text.append(failing_detail(state), style="default")
-
-
 def failing_detail(state: TargetState) -> str:
     """What a failing target's line says: its failure to fix first, or why its tests did not run."""
     failure = state.failure
@@ -214,9 +200,13 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
 
 
 def watch_row(state: TargetState, clock: str) -> Text:
-    """A target's row on the watch screen: ✓ and its split, ✗ and how many tests failed, or · not graded."""
-    if state.passed or state.result is None:
-        return state_line(state, clock)
+    """A target's row on the watch screen: ✓ and its split, ✗ and how many tests failed (a target that
+    passed and fails again too), or · not graded yet."""
+    if state.passed:
+        at = f" at {format_time(state.split)}" if state.split is not None else ""
+        return Text(f"   ✓ {state.target:<14} passed{at}", style="green")
+    if state.result is None:
+        return Text(f"   · {state.target:<14} {clock}not graded yet", style="dim")
     text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
     if state.regressed:
         text.append(f"fails again (passed at {format_time(state.split or 0)}): ", style="red")
