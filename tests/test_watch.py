@@ -57,3 +57,18 @@ def test_a_piped_watch_ends_with_its_attempt_given_up_elsewhere(history, clock, 
         assert next(states, None) is None  # the watch is over
     finally:
         states.close()
+
+
+def test_a_watch_started_paused_keeps_showing_the_verdict_the_history_holds(history, clock, workspace, fake_grading):
+    session.start(history, "unbroadcast", workspace, clock)
+    session.check(history, clock)  # graded once: it fails
+    session.pause(history, clock)
+    states = watch_saves(history, clock)
+    try:
+        first = next(states)
+        assert [s.state for s in first.targets] == ["failing"]
+        began = time.monotonic()
+        later = until(states, lambda s: time.monotonic() - began > 1.5, "a state after the history was looked at again")
+        assert [s.state for s in later.targets] == ["failing"] and not fake_grading.calls[1:]
+    finally:
+        states.close()

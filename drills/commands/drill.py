@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -25,9 +24,9 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
     if edit:
         import subprocess
 
-        from drills.loop.editor import editor_argv, first_todo
+        from drills.loop.editor import editor_argv, first_todo, user_editor
 
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        editor = user_editor()
         if not editor:
             raise DrillError("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
         line = first_todo(started.path.read_text(encoding="utf-8"))

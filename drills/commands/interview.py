@@ -6,7 +6,6 @@ interviewer's nudges, the answers typed (or written in $EDITOR) and the key poin
 from __future__ import annotations
 
 import json
-import os
 import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
@@ -210,12 +209,12 @@ class Session:
         """The answer written in $EDITOR, in the question's answer file; None when no editor runs."""
         import subprocess
 
-        from drills.loop.editor import editor_argv
+        from drills.loop.editor import editor_argv, user_editor
 
         path = steps.answer_path(self.number, question.id)
         if not path.exists():
             atomic_write(path, answer_template(question))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        editor = user_editor()
         lines = path.read_text(encoding="utf-8").splitlines()
         line = next((n + 1 for n, text in enumerate(lines, 1) if text == MARKER), None)
         try:

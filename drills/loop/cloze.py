@@ -20,8 +20,10 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from functools import lru_cache
+
+from grader.catalog import find_functions
 
 NOTE = "NOTE:"
 COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.Match)
@@ -37,6 +39,14 @@ def _comments(source: str) -> tuple[tuple[int, str], ...]:
     """``comments``, tokenized once per source (the reference is read for every rung time)."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
     return tuple((t.start[0], t.string.lstrip("#").strip()) for t in tokens if t.type == tokenize.COMMENT)
+
+
+@lru_cache(maxsize=8)
+def functions_in(source: str) -> Mapping[str, ast.FunctionDef]:
+    """The functions of ``source`` by symbol (``grader.catalog.find_functions``), parsed once per source:
+    the reference is parsed for every stub and every rung time. A SyntaxError if it does not parse.
+    NOTE: the nodes are shared between callers: read them, never change them."""
+    return find_functions(ast.parse(source))
 
 
 def note_lines(source: str) -> set[int]:

@@ -14,6 +14,11 @@ GOTO = {"code", "code-insiders", "codium", "cursor"}
 TODO = re.compile(r"^\s*# TODO\b")
 
 
+def user_editor() -> str | None:
+    """The user's editor command: ``$VISUAL``, else ``$EDITOR``; None when neither is set."""
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or None
+
+
 def first_todo(text: str) -> int | None:
     """The line number (from 1) of the first TODO a stub leaves, if any."""
     return next((n for n, line in enumerate(text.splitlines(), 1) if TODO.match(line)), None)

@@ -17,8 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from drills.loop.cloze import body_of
-from grader.catalog import find_functions
+from drills.loop.cloze import body_of, functions_in
 
 SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.TYPE_COMMENT}
 SHOWN = {tokenize.NEWLINE: "⏎", tokenize.INDENT: "⇥", tokenize.DEDENT: "⇤"}
@@ -127,7 +126,7 @@ def typed_characters(source: str, lines: Iterable[int] | None = None) -> int:
 def body_lines(source: str, symbols: Iterable[str]) -> dict[str, range]:
     """The lines of each symbol's function that hold its code: from its signature to its end, less
     its docstring. A SyntaxError if ``source`` does not parse; a symbol it lacks is left out."""
-    functions = find_functions(ast.parse(source))
+    functions = functions_in(source)
     found = {}
     for symbol in symbols:
         node = functions.get(symbol)

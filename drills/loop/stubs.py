@@ -20,13 +20,13 @@ from drills.loop.cloze import (
     blanked_argument,
     body_of,
     comments,
+    functions_in,
     has_docstring,
     key_statements,
     note_lines,
     simple_statements,
 )
 from drills.store.history import RUNGS
-from grader.catalog import find_functions
 from reference import ENGINE
 
 REFERENCE = ENGINE
@@ -197,8 +197,7 @@ def _copy_lines(lines: list[str], first: ast.stmt, node: ast.FunctionDef, symbol
 def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Stub:
     """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze."""
     check_rung(rung)
-    tree = ast.parse(source)
-    functions = find_functions(tree)
+    functions = functions_in(source)
     notes = note_lines(source) if rung == "cloze" else set()
     lines = source.splitlines(keepends=True)
     edits: list[tuple[int, int, list[str], Gap | None]] = []
