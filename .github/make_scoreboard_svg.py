@@ -46,7 +46,9 @@ def main() -> None:
         body = re.search(r"(    # Leading axes.*?return grad\.reshape\(shape\)\n)", reference, re.S)
         assert body is not None
         stub = path.read_text()
-        todo = re.search(r"    # TODO: write unbroadcast.*?\n    raise NotImplementedError\(\"unbroadcast\"\)\n", stub, re.S)
+        todo = re.search(
+            r"    # TODO: write unbroadcast.*?\n    raise NotImplementedError\(\"unbroadcast\"\)\n", stub, re.S
+        )
         assert todo is not None
         buggy = body.group(1).replace("    while grad.ndim > len(shape):\n        grad = grad.sum(axis=0)\n", "")
         clock.advance(2 * 60 + 5)

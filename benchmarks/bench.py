@@ -96,7 +96,9 @@ class Watch:
         self.stub = self.path.read_text()
         if source is not None:
             self.path.write_text(source)
-        self.proc = subprocess.Popen([*drill, "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [*drill, "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         self.verdicts: list[float] = []
         self.event = threading.Event()
         threading.Thread(target=self.read, daemon=True).start()
@@ -153,8 +155,11 @@ def bench_incremental(saves: int, tmp: Path, target: str = "unary") -> dict[str,
         single = Watch(tmp / "single", target, nearly_correct(0))
         try:
             n = iter(range(1, 2 * saves + 1))
-            return interleaved(saves, full=lambda: full.save(nearly_correct(next(n))),
-                               single=lambda: single.save(nearly_correct(next(n))))
+            return interleaved(
+                saves,
+                full=lambda: full.save(nearly_correct(next(n))),
+                single=lambda: single.save(nearly_correct(next(n))),
+            )
         finally:
             single.close()
     finally:
@@ -238,22 +243,47 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         check, pytest_live = bench_check(runs, tmp, args.target)
-        row(f"(a) drill check {args.target} / pytest live", f"{check / pytest_live:.2f}", "<= 0.2",
-            check / pytest_live <= 0.2, f"{check * 1000:.0f} ms vs {pytest_live * 1000:.0f} ms")
+        row(
+            f"(a) drill check {args.target} / pytest live",
+            f"{check / pytest_live:.2f}",
+            "<= 0.2",
+            check / pytest_live <= 0.2,
+            f"{check * 1000:.0f} ms vs {pytest_live * 1000:.0f} ms",
+        )
         lat = bench_watch(saves, tmp, args.target)
         p50, p95 = percentile(lat, 0.5), percentile(lat, 0.95)
-        row(f"(b) drill watch save->verdict p50 ({len(lat)} saves)", f"{p50 * 1000:.0f} ms", "<= 150 ms",
-            p50 <= 0.150, f"min {min(lat) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms")
+        row(
+            f"(b) drill watch save->verdict p50 ({len(lat)} saves)",
+            f"{p50 * 1000:.0f} ms",
+            "<= 150 ms",
+            p50 <= 0.150,
+            f"min {min(lat) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms",
+        )
         row("(b) drill watch save->verdict p95", f"{p95 * 1000:.0f} ms", "<= 300 ms", p95 <= 0.300, "")
         drill_list, baseline = bench_list(runs * 2, tmp)
-        row("(c) drill list / import typer, rich", f"{drill_list / baseline:.2f}", "<= 2.0", drill_list / baseline <= 2.0,
-            f"{drill_list * 1000:.0f} ms vs {baseline * 1000:.0f} ms (this machine: no bytecode cache)")
+        row(
+            "(c) drill list / import typer, rich",
+            f"{drill_list / baseline:.2f}",
+            "<= 2.0",
+            drill_list / baseline <= 2.0,
+            f"{drill_list * 1000:.0f} ms vs {baseline * 1000:.0f} ms (this machine: no bytecode cache)",
+        )
         drill_list, baseline = bench_list(runs * 2, tmp, bytecode=True)
-        row("(c) the same, with Python's bytecode cache", f"{drill_list / baseline:.2f}", "<= 2.0",
-            drill_list / baseline <= 2.0, f"{drill_list * 1000:.0f} ms vs {baseline * 1000:.0f} ms")
+        row(
+            "(c) the same, with Python's bytecode cache",
+            f"{drill_list / baseline:.2f}",
+            "<= 2.0",
+            drill_list / baseline <= 2.0,
+            f"{drill_list * 1000:.0f} ms vs {baseline * 1000:.0f} ms",
+        )
         full = bench_full(max(2, runs // 2))
-        row("(d) full grader run on the reference", f"{full:.2f} s", "<= 10 s", full <= 10.0,
-            f"python -m pytest grader, recorded oracle, {os.cpu_count()} cores")
+        row(
+            "(d) full grader run on the reference",
+            f"{full:.2f} s",
+            "<= 10 s",
+            full <= 10.0,
+            f"python -m pytest grader, recorded oracle, {os.cpu_count()} cores",
+        )
     runners(saves)
     incremental(saves)
     memory = ROOT / "benchmarks" / "memory.py"
@@ -265,21 +295,43 @@ def runners(saves: int) -> None:
     times = bench_runners(saves)
     fork, spawn, fresh = (median(times[k]) for k in ("fork", "spawn", "fresh"))
     row(f"(f) grading per save, fork worker ({saves} saves)", f"{fork * 1000:.0f} ms", "-", None, "Linux")
-    row("(f) pre-spawned interpreter / fork worker", f"{spawn / fork:.2f}", "-", None,
-        f"{spawn * 1000:.0f} ms: macOS, Windows (drill watch)")
-    row("(f) fresh interpreter / fork worker", f"{fresh / fork:.2f}", "-", None,
-        f"{fresh * 1000:.0f} ms: drill check and drill grade, every platform")
+    row(
+        "(f) pre-spawned interpreter / fork worker",
+        f"{spawn / fork:.2f}",
+        "-",
+        None,
+        f"{spawn * 1000:.0f} ms: macOS, Windows (drill watch)",
+    )
+    row(
+        "(f) fresh interpreter / fork worker",
+        f"{fresh / fork:.2f}",
+        "-",
+        None,
+        f"{fresh * 1000:.0f} ms: drill check and drill grade, every platform",
+    )
 
 
 def incremental(saves: int) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         times = bench_incremental(saves, Path(tmp_name))
     full, single = percentile(times["full"], 0.5), percentile(times["single"], 0.5)
-    row(f"(g) full drill save->verdict p50 ({saves} saves)", f"{full * 1000:.0f} ms", "-", None,
-        "one function of a nearly correct engine changed at each save")
-    row("(g) drill of its target alone, p50", f"{single * 1000:.0f} ms", "-", None, "unary, the same saves, interleaved")
-    row("(g) full drill / its target alone", f"{full / single:.2f}", "<= 2.0", full / single <= 2.0,
-        f"p95 {percentile(times['full'], 0.95) * 1000:.0f} ms vs {percentile(times['single'], 0.95) * 1000:.0f} ms")
+    row(
+        f"(g) full drill save->verdict p50 ({saves} saves)",
+        f"{full * 1000:.0f} ms",
+        "-",
+        None,
+        "one function of a nearly correct engine changed at each save",
+    )
+    row(
+        "(g) drill of its target alone, p50", f"{single * 1000:.0f} ms", "-", None, "unary, the same saves, interleaved"
+    )
+    row(
+        "(g) full drill / its target alone",
+        f"{full / single:.2f}",
+        "<= 2.0",
+        full / single <= 2.0,
+        f"p95 {percentile(times['full'], 0.95) * 1000:.0f} ms vs {percentile(times['single'], 0.95) * 1000:.0f} ms",
+    )
 
 
 if __name__ == "__main__":

@@ -42,10 +42,12 @@ def main() -> None:
     keep, keep_s = peak(engine, False, args.layers, args.size, args.steps)
     free, free_s = peak(engine, True, args.layers, args.size, args.steps)
     ratio = free / keep
-    print(f"(e) free-memory peak / keep-everything peak   {ratio:>6.3f}   goal <= 0.25 {'met' if ratio <= 0.25 else 'MISSED'}"
-          f" (about 1/steps: one graph alive instead of {args.steps})"
-          f"   {free / 2**20:,.0f} MiB vs {keep / 2**20:,.0f} MiB ({args.layers} layers of {args.size}x{args.size}, "
-          f"{args.steps} steps keeping their losses; {free_s:.1f} s vs {keep_s:.1f} s)")
+    print(
+        f"(e) free-memory peak / keep-everything peak   {ratio:>6.3f}   goal <= 0.25 {'met' if ratio <= 0.25 else 'MISSED'}"
+        f" (about 1/steps: one graph alive instead of {args.steps})"
+        f"   {free / 2**20:,.0f} MiB vs {keep / 2**20:,.0f} MiB ({args.layers} layers of {args.size}x{args.size}, "
+        f"{args.steps} steps keeping their losses; {free_s:.1f} s vs {keep_s:.1f} s)"
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list
 OracleOption = Annotated[str, typer.Option(hidden=True)]
 """auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch)."""
 PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
-PeekFlag = Annotated[bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")]
+PeekFlag = Annotated[
+    bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
+]
 RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
 RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
 
@@ -134,7 +136,9 @@ def next_target(
     start_it: Annotated[
         bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")
     ] = False,
-    workspace: Annotated[Path | None, typer.Option(metavar="DIR", help="Folder for your solution file (with --start).")] = None,
+    workspace: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="Folder for your solution file (with --start).")
+    ] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
 ) -> None:
     """The target to drill now, chosen by spaced repetition (FSRS) from your history.
@@ -199,7 +203,9 @@ def start(
     target: TargetArg,
     workspace: Annotated[
         Path | None,
-        typer.Option(metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."),
+        typer.Option(
+            metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."
+        ),
     ] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
     rung: RungOption = None,
@@ -328,10 +334,17 @@ def interview(
 @app.command("export")
 def export_history(
     fmt: Annotated[
-        str, typer.Option("--format", "-f", metavar="FORMAT", help="csv (one row per attempt, split and hint) or json (interviews too).")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="csv (one row per attempt, split and hint) or json (interviews too).",
+        ),
     ] = "csv",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output.")
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output."),
     ] = None,
     with_sources: Annotated[
         bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
@@ -348,7 +361,9 @@ def import_history(
     file: Annotated[Path, typer.Argument(help="A file written by drill export; - reads standard input.")],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", metavar="FORMAT", help="csv or json. Default: from the file name, else from its content."),
+        typer.Option(
+            "--format", "-f", metavar="FORMAT", help="csv or json. Default: from the file name, else from its content."
+        ),
     ] = None,
 ) -> None:
     """Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped."""
@@ -362,11 +377,14 @@ def import_history(
 CONTRACT = "docs/contract.md of the repository"
 TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
 
+
 @app.command()
 def grade(
     file: Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")],
     target: Annotated[list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
+    ] = False,
     oracle: OracleOption = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.

@@ -168,9 +168,7 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         return GradeFailure(f"{path} does not exist")
     source = path.read_bytes()
     if not source.strip():
-        return GradeFailure(
-            f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}"
-        )
+        return GradeFailure(f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}")
     refusal = forbidden_imports(source, str(path))
     if refusal:
         return GradeFailure(
@@ -193,7 +191,9 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
     except (Exception, SystemExit, TestTimeout) as exc:
         text, location = blame.describe(exc, "the module")
-        return GradeFailure(f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout))
+        return GradeFailure(
+            f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout)
+        )
     smuggled = _smuggled(module)
     if smuggled:
         return GradeFailure(

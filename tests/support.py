@@ -351,7 +351,9 @@ class FakeGrader:
     def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
         self.calls.append([t.id for t in targets])
         source = Path(file).read_text(encoding="utf-8")
-        blank = {s for s in ALL_SYMBOLS if re.search(rf'raise NotImplementedError\("{re.escape(s)}(, blank \d+)?"\)', source)}
+        blank = {
+            s for s in ALL_SYMBOLS if re.search(rf'raise NotImplementedError\("{re.escape(s)}(, blank \d+)?"\)', source)
+        }
         results = []
         for target in targets:
             needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]

@@ -64,7 +64,9 @@ def test_list_shows_best_last_and_attempts(clock):
     # given up before its first pass from memory: down to cloze, still learning, due now
     assert re.search(r"^backward\s+cloze\s.*10:00\s+-\s+gave up\s+1\s+now\s*$", lines["backward"])
     assert re.search(r"^arith\s+copy\s.*10:00\s+-\s+-\s+0\s+now\s*$", lines["arith"])  # never drilled: copy
-    assert re.search(rf"^full\s+recall\s.*{format_time(CATALOG.full_time)}\s+33:20\s+33:20\s+1\s+in 2 days\s*$", lines["full"])
+    assert re.search(
+        rf"^full\s+recall\s.*{format_time(CATALOG.full_time)}\s+33:20\s+33:20\s+1\s+in 2 days\s*$", lines["full"]
+    )
     assert "Next: drill start backward" in said(result)  # nothing overdue: the ladder goes on first
 
 

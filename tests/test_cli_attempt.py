@@ -46,7 +46,9 @@ def test_pause_resume_status_without_an_attempt(clock):
     for command in ("pause", "resume", "abandon", "give-up", "watch"):
         assert "drill start" in said(drill(command, code=2)), command
     # status is a question: with no attempt, the answer is that, and what to start (exit 0)
-    assert said(drill("status")) == "No attempt in progress. Next: drill start unbroadcast never drilled (or: drill next)"
+    assert (
+        said(drill("status")) == "No attempt in progress. Next: drill start unbroadcast never drilled (or: drill next)"
+    )
 
 
 def test_version(clock):

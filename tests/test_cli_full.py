@@ -53,7 +53,16 @@ def test_full_drill_records_splits_and_the_scoreboard_totals_them(clock, workspa
     assert "✓ full passed at 15:00" in text and f"target {format_time(CATALOG.full_time)}" in text and under in text
     assert "new personal best" in text
     rows = {target.id: row(result, target.id) for target in CATALOG.targets}
-    split = [last.id, format_time(last.target_time), "5:00", delta(300 - last.target_time).plain, "-", "5:00 ★", "1", "no"]
+    split = [
+        last.id,
+        format_time(last.target_time),
+        "5:00",
+        delta(300 - last.target_time).plain,
+        "-",
+        "5:00 ★",
+        "1",
+        "no",
+    ]
     assert rows[last.id] == split  # a best split
     first_batch = [rows[t.id][2] for t in first]
     assert sorted(first_batch) == ["0:00"] * (len(first) - 1) + ["10:00"]  # one split of 10:00 and ties

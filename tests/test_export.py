@@ -288,7 +288,9 @@ def good_csv() -> str:
         pytest.param(
             ".csv", lambda: good_csv().replace("split,1,", "splat,1,", 1), "line 3: kind must be attempt", id="kind"
         ),
-        pytest.param(".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,,\n", "appears twice", id="dup-split"),
+        pytest.param(
+            ".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,,\n", "appears twice", id="dup-split"
+        ),
     ],
 )
 def test_import_refuses_a_malformed_file_in_one_line(tmp_path, monkeypatch, suffix, make, message):

@@ -38,7 +38,12 @@ def test_json_of_a_failing_file_has_only_the_targets_named_and_names_the_failed_
     assert data["targets"]["unbroadcast"]["passed"] is False and data["targets"]["unbroadcast"]["failed"] > 0
     unary = data["targets"]["unary"]
     assert unary == {
-        "passed": True, "tests": unary["tests"], "failed": 0, "not_run": 0, "not_run_reason": "", "failures": []
+        "passed": True,
+        "tests": unary["tests"],
+        "failed": 0,
+        "not_run": 0,
+        "not_run_reason": "",
+        "failures": [],
     }
     # The keys of the contract, with their types, are unchanged; the new ones come beside them.
     assert set(data) == TOP_KEYS and data["file"] == str(bad) and data["passed"] is False and data["notes"] == []

@@ -15,7 +15,7 @@ from tests.support import CATALOG, IDS, REFERENCE_SOURCE
 TARGETS = CATALOG.targets
 
 ENGINE = textwrap.dedent(
-    '''
+    """
     import numpy as np
 
 
@@ -68,7 +68,7 @@ ENGINE = textwrap.dedent(
 
     def cross_entropy(logits, y):
         return logits.log_softmax().sum()
-    '''
+    """
 )
 
 
@@ -85,7 +85,9 @@ def edit(source: str, old: str, new: str) -> str:
 
 
 def test_a_function_changed_changes_its_target_and_the_targets_that_need_it():
-    after = edit(REFERENCE_SOURCE, "self.grad += (1.0 - out.data**2) * out.grad", "self.grad += (1.0 - out.data) * out.grad")
+    after = edit(
+        REFERENCE_SOURCE, "self.grad += (1.0 - out.data**2) * out.grad", "self.grad += (1.0 - out.data) * out.grad"
+    )
     assert changed(REFERENCE_SOURCE, after) == ["unary", "cross-entropy"]  # cross-entropy needs unary
     after = edit(ENGINE, "return logits.log_softmax().sum()", "return logits.log_softmax().sum(0)")
     assert changed(ENGINE, after) == ["cross-entropy"]
@@ -108,9 +110,13 @@ def test_composed_ops_are_followed_by_name():
     assert "softmax" not in changed(own, edit(own, "return Tensor(np.exp(self.data))", "return Tensor(0 * self.data)"))
     # an operator reaches its dunders, through the user's own helpers: softmax's a - b is a + (-b)
     minus = edit(ENGINE, "return Tensor(self.data)\n", "return self - self\n")
-    mul = edit(minus, "return Tensor(self.data * _as_tensor(other).data)", "return Tensor(_as_tensor(other).data * self.data)")
+    mul = edit(
+        minus, "return Tensor(self.data * _as_tensor(other).data)", "return Tensor(_as_tensor(other).data * self.data)"
+    )
     assert "softmax" in changed(minus, mul)
-    assert "softmax" not in changed(ENGINE, edit(ENGINE, "return Tensor(self.data * _as_tensor(other).data)", "return 0"))
+    assert "softmax" not in changed(
+        ENGINE, edit(ENGINE, "return Tensor(self.data * _as_tensor(other).data)", "return 0")
+    )
     # a name in a string may be looked up (getattr(self, "relu")); a computed one may be anything
     named = edit(ENGINE, "e = self.exp()", 'e = getattr(self, "relu")()')
     assert "softmax" in changed(named, edit(named, "np.maximum(self.data, 0.0)", "np.maximum(self.data, 0.5)"))
@@ -154,7 +160,9 @@ TANH_AT = ENGINE.splitlines().index(f"        {TANH_LINE}") + 1
 def failing(where: int = TANH_AT, symbol: str | None = "Tensor.tanh", not_run: int = 0) -> TargetResult:
     """unary failed, its failure naming the line ``where`` as the line of tanh."""
     location = (f"full.py:{where} in Tensor.tanh: {TANH_LINE}",)
-    return TargetResult("unary", 10, 1, (Failure("test_x", "wrong", symbol=symbol, location=location),), not_run=not_run)
+    return TargetResult(
+        "unary", 10, 1, (Failure("test_x", "wrong", symbol=symbol, location=location),), not_run=not_run
+    )
 
 
 MOVED = "# a comment above everything\n" + ENGINE
@@ -165,10 +173,14 @@ MOVED = "# a comment above everything\n" + ENGINE
     ("verdict", "now", "kept"),
     [
         pytest.param(TargetResult("unary", 10, 0), MOVED, True, id="passed"),
-        pytest.param(failing(), ENGINE.replace("\n\n\ndef cross", "\n\ndef cross"), True, id="failed-lines-below-moved"),
+        pytest.param(
+            failing(), ENGINE.replace("\n\n\ndef cross", "\n\ndef cross"), True, id="failed-lines-below-moved"
+        ),
         pytest.param(failing(), MOVED, False, id="failed-and-its-line-moved"),
         pytest.param(failing(TANH_AT + 1), MOVED, True, id="failed-and-its-line-moved-there"),
-        pytest.param(failing(), ENGINE.replace(TANH_LINE, TANH_LINE + "  # tanh"), False, id="failed-its-line-reads-otherwise"),
+        pytest.param(
+            failing(), ENGINE.replace(TANH_LINE, TANH_LINE + "  # tanh"), False, id="failed-its-line-reads-otherwise"
+        ),
         pytest.param(failing(10_000), ENGINE, False, id="failed-on-a-line-past-the-end"),
         pytest.param(failing(symbol=None), ENGINE, False, id="file-failed-to-import"),
         pytest.param(TargetResult("unary", 10, 0, not_run=3), ENGINE, False, id="tests-not-run"),
@@ -211,7 +223,7 @@ def test_the_lines_a_real_failure_names_are_checked(tmp_path, warm_runner):
     assert "unary" not in incremental.reused_verdicts(source, result, "# the start\n" + source, TARGETS)
 
 
-TRACER = '''
+TRACER = """
 
 # Added by tests/test_incremental.py: every function records, once, each grader test that calls it.
 import functools as _functools
@@ -242,7 +254,7 @@ for _name, _value in list(globals().items()):
         for _attr, _member in list(vars(_value).items()):
             if isinstance(_member, type(_traced)):
                 setattr(_value, _attr, _traced(f"{_name}.{_attr}", _member))
-'''
+"""
 
 
 def test_each_targets_tests_call_only_symbols_its_code_covers(tmp_path, warm_runner):

@@ -29,7 +29,16 @@ def test_a_deleted_marker_keeps_all_but_the_leading_comments():
 
 @pytest.mark.parametrize(
     ("typed", "covered"),
-    [("1 3", (0, 2)), ("3,1", (0, 2)), (" 2, 2 ", (1,)), ("all", (0, 1, 2, 3, 4)), ("ALL", (0, 1, 2, 3, 4)), ("", ()), ("none", ()), ("0", ())],
+    [
+        ("1 3", (0, 2)),
+        ("3,1", (0, 2)),
+        (" 2, 2 ", (1,)),
+        ("all", (0, 1, 2, 3, 4)),
+        ("ALL", (0, 1, 2, 3, 4)),
+        ("", ()),
+        ("none", ()),
+        ("0", ()),
+    ],
 )
 def test_ticks_are_read_as_numbers_from_one(typed, covered):
     assert parse_ticks(typed, 5) == covered

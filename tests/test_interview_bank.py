@@ -104,19 +104,45 @@ def test_a_good_bank_parses():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param(edited('"unary"\ndifficulty', '"unery"\ndifficulty'), "(one): unknown target 'unery'", id="unknown-target"),
-        pytest.param(edited('["a", "b", "c"]', '["a", "b"]'), "(one): 2 key points; a question has 3 to 6", id="too-few-points"),
-        pytest.param(edited('["a", "b", "c"]', str(list("abcdefg")).replace("'", '"')), "(one): 7 key points", id="too-many-points"),
-        pytest.param(edited('["a", "b", "c"]', '["a", "a", "c"]'), "(one): two key points are the same", id="same-point"),
-        pytest.param(GOOD + GOOD.split("[[question]]")[1].join(["[[question]]", ""]), "question 2: the id 'one' is used twice", id="duplicate-id"),
+        pytest.param(
+            edited('"unary"\ndifficulty', '"unery"\ndifficulty'), "(one): unknown target 'unery'", id="unknown-target"
+        ),
+        pytest.param(
+            edited('["a", "b", "c"]', '["a", "b"]'), "(one): 2 key points; a question has 3 to 6", id="too-few-points"
+        ),
+        pytest.param(
+            edited('["a", "b", "c"]', str(list("abcdefg")).replace("'", '"')),
+            "(one): 7 key points",
+            id="too-many-points",
+        ),
+        pytest.param(
+            edited('["a", "b", "c"]', '["a", "a", "c"]'), "(one): two key points are the same", id="same-point"
+        ),
+        pytest.param(
+            GOOD + GOOD.split("[[question]]")[1].join(["[[question]]", ""]),
+            "question 2: the id 'one' is used twice",
+            id="duplicate-id",
+        ),
         pytest.param(edited("difficulty = 1", "difficulty = 4"), "difficulty is 1, 2 or 3, not 4", id="difficulty"),
         pytest.param(edited("time_box = 120", "time_box = 5"), "time_box is 60 to 900 seconds, not 5", id="time-box"),
-        pytest.param(edited("time_box = 120", 'time_box = "2:00"'), "'time_box' must be an integer", id="time-box-type"),
-        pytest.param(edited('prompt = "Why?"', 'prompt = " "'), "'prompt' must be a non-empty string", id="empty-prompt"),
+        pytest.param(
+            edited("time_box = 120", 'time_box = "2:00"'), "'time_box' must be an integer", id="time-box-type"
+        ),
+        pytest.param(
+            edited('prompt = "Why?"', 'prompt = " "'), "'prompt' must be a non-empty string", id="empty-prompt"
+        ),
         pytest.param(edited('id = "one"', 'id = "One Two"'), "lowercase words joined by dashes", id="bad-id"),
-        pytest.param(edited('unary = "max"', 'unary = "softmax"'), "unary = 'softmax' is not a follow-up drill", id="follow-up-not-extension"),
-        pytest.param(edited('unary = "max"', 'max = "cotangent"'), "'max' is not a core target", id="follow-up-of-extension"),
-        pytest.param(edited("time_box = 120", "time_box = 120\ncolour = 1"), "unknown field 'colour'", id="unknown-field"),
+        pytest.param(
+            edited('unary = "max"', 'unary = "softmax"'),
+            "unary = 'softmax' is not a follow-up drill",
+            id="follow-up-not-extension",
+        ),
+        pytest.param(
+            edited('unary = "max"', 'max = "cotangent"'), "'max' is not a core target", id="follow-up-of-extension"
+        ),
+        pytest.param(
+            edited("time_box = 120", "time_box = 120\ncolour = 1"), "unknown field 'colour'", id="unknown-field"
+        ),
         pytest.param("[[question]\n", "q.toml is not valid TOML", id="not-toml"),
         pytest.param("[follow_up]\n", "q.toml holds no [[question]]", id="no-questions"),
     ],

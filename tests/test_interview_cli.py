@@ -98,7 +98,11 @@ def test_a_whole_session_in_process(clock, fake_grading, tmp_path):
     report = Path(record.report).read_text(encoding="utf-8")
     assert "> A sum over the batch." in report and "**passed in" in report
     assert Path(record.report).parent == tmp_path / "drill-home" / "interviews"
-    assert steps.answer_path(record.id, record.answers[0].question).read_text(encoding="utf-8").endswith("A sum over the batch.\n")
+    assert (
+        steps.answer_path(record.id, record.answers[0].question)
+        .read_text(encoding="utf-8")
+        .endswith("A sum over the batch.\n")
+    )
 
     listed = said(drill("interview", "--list"))
     assert "unbroadcast: passed in" in listed and "gradcheck: passed in" in listed and "2 of 2 answered" in listed
@@ -145,7 +149,9 @@ def test_ctrl_c_at_the_second_question_keeps_what_was_done(clock, fake_grading, 
     result = drill(*SHORT, input=ANSWERS, code=1)
     assert "Interview stopped" in said(result) and "Traceback" not in result.output
     (record,) = held()
-    assert not record.finished and len(record.answers) == 1 and [p.outcome for p in record.parts] == ["passed", "passed"]
+    assert (
+        not record.finished and len(record.answers) == 1 and [p.outcome for p in record.parts] == ["passed", "passed"]
+    )
     report = Path(record.report or "").read_text(encoding="utf-8")
     assert "(not finished)" in report and "was not reached: it stays new" in report
     assert active() is None
@@ -217,7 +223,6 @@ def test_export_holds_the_interviews_and_import_restores_them(clock, fake_gradin
         assert held() == [] and store.attempts() == [], "nothing written"
     finally:
         store.close()
-
 
 
 def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypatch):

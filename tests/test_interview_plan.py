@@ -24,7 +24,9 @@ def deck(**due_in_days: float) -> list[QuestionCard]:
     for i, q in enumerate(BANK.questions):
         days = due_in_days.get(q.id.replace("-", "_"))
         reviews = () if days is None else (QuestionReview(1, T0 - DAY, "Good", 1.0),)
-        cards.append(QuestionCard(q.id, i, T0 if days is None else T0 + days * DAY, reviews, None if days is None else 2.0))
+        cards.append(
+            QuestionCard(q.id, i, T0 if days is None else T0 + days * DAY, reviews, None if days is None else 2.0)
+        )
     return cards
 
 
@@ -118,7 +120,12 @@ def test_the_follow_up_window_is_what_the_coding_task_left():
 def test_the_plan_round_trips_through_json():
     p = plan(target="softmax", cards=deck(log_sum_exp=-2))
     assert Plan.from_json(json.loads(json.dumps(p.to_json()))) == p
-    assert p.to_json()["parts"][0] == {"kind": "coding", "id": "softmax", "budget": p.coding.budget, "why": p.coding.why}
+    assert p.to_json()["parts"][0] == {
+        "kind": "coding",
+        "id": "softmax",
+        "budget": p.coding.budget,
+        "why": p.coding.why,
+    }
 
 
 def test_the_same_inputs_give_the_same_plan():

@@ -33,7 +33,9 @@ def db(history: History) -> sqlite3.Connection:
     return history.db
 
 
-def answer(question: str, at: float, covered: tuple[int, ...], seconds: float = 100, text: str = "an answer") -> AnswerRecord:
+def answer(
+    question: str, at: float, covered: tuple[int, ...], seconds: float = 100, text: str = "an answer"
+) -> AnswerRecord:
     q = BANK.get(question)
     return AnswerRecord(q.id, at - seconds, at, q.time_box, text, covered, len(q.points))
 
@@ -152,7 +154,9 @@ def test_a_card_replays_the_answers_through_the_drills_scheduler(db):
     card = next(c for c in due.question_deck(db, T0 + 3 * DAY, BANK) if c.question == "log-sum-exp")
     expected = Card(card_id=1, due=datetime.fromtimestamp(T0, UTC))
     expected, _ = scheduler().review_card(expected, Rating.Again, review_datetime=datetime.fromtimestamp(T0, UTC))
-    expected, _ = scheduler().review_card(expected, Rating.Easy, review_datetime=datetime.fromtimestamp(T0 + 2 * DAY, UTC))
+    expected, _ = scheduler().review_card(
+        expected, Rating.Easy, review_datetime=datetime.fromtimestamp(T0 + 2 * DAY, UTC)
+    )
     assert [r.rating for r in card.reviews] == ["Again", "Easy"]
     assert card.due == expected.due.timestamp() and card.stability == expected.stability
     assert card.due > T0 + 4 * DAY

@@ -26,7 +26,18 @@ pytest.importorskip("pyte")
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX pseudo-terminal")
 
-INTERVIEW = [sys.executable, "-m", "drills", "interview", "--minutes", "20", "--target", "unbroadcast", "--oracle", "replay"]
+INTERVIEW = [
+    sys.executable,
+    "-m",
+    "drills",
+    "interview",
+    "--minutes",
+    "20",
+    "--target",
+    "unbroadcast",
+    "--oracle",
+    "replay",
+]
 FIRST_ANSWER = "Each bias element is used once per row, so its gradient sums the rows."
 SECOND_ANSWER = "Central differences, one element at a time, in float64."
 
@@ -80,13 +91,17 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
 
     assert record.report is not None and record.report in term.said, "the transcript's path, printed"
     report = Path(record.report).read_text(encoding="utf-8")
-    assert "## Plan" in report and "| 1 | coding | unbroadcast |" in report and "| 2 | follow-up | gradcheck |" in report
+    assert (
+        "## Plan" in report and "| 1 | coding | unbroadcast |" in report and "| 2 | follow-up | gradcheck |" in report
+    )
     assert re.search(r"## Coding task: unbroadcast\n\n.*\*\*passed in \d+:\d\d\*\*", report)
     assert re.search(r"## Follow-up: gradcheck\n\n.*\*\*passed in \d+:\d\d\*\*", report)
     assert f"1. {CATALOG.get('unbroadcast').hints[0]}" in report, "the nudge, as the interviewer gave it"
     assert "def unbroadcast(grad" in report and "def gradcheck(" in report, "the code as graded"
     first = bank.get(record.answers[0].question)
-    assert f"> {FIRST_ANSWER}" in report and f"> {first.answer.splitlines()[0]}" in report, "the answer beside the strong one"
+    assert f"> {FIRST_ANSWER}" in report and f"> {first.answer.splitlines()[0]}" in report, (
+        "the answer beside the strong one"
+    )
     assert f"- [x] {first.points[0]}" in report and f"- [ ] {first.points[2]}" in report, "the points covered"
     assert report.count("- [x]") == 2 + len(second.points)
     assert "## What to practise next" in report and "`drill start unbroadcast` until it passes unassisted" in report

@@ -28,7 +28,9 @@ def db(history):
     return history.db
 
 
-def interview(db, coding: PartRecord | None, follow: PartRecord | None, covered: list[tuple[int, ...]]) -> InterviewRecord:
+def interview(
+    db, coding: PartRecord | None, follow: PartRecord | None, covered: list[tuple[int, ...]]
+) -> InterviewRecord:
     """An interview of backward at 45 minutes, as the session would record it: its parts, then an
     answer per entry of ``covered`` (to the planned questions, in order)."""
     plan = plan_interview(CATALOG, BANK, 45, "backward", [], question_deck(db, T0, BANK), T0)
@@ -39,7 +41,11 @@ def interview(db, coding: PartRecord | None, follow: PartRecord | None, covered:
     at = T0 + 1800
     for planned, ticks in zip(plan.questions, covered, strict=False):
         q = BANK.get(planned.id)
-        kept.record_answer(db, number, AnswerRecord(q.id, at, at + 120, q.time_box, f"My answer to {q.id}.\nSecond line.", ticks, len(q.points)))
+        kept.record_answer(
+            db,
+            number,
+            AnswerRecord(q.id, at, at + 120, q.time_box, f"My answer to {q.id}.\nSecond line.", ticks, len(q.points)),
+        )
         at += 200
     kept.finish_interview(db, number, at)
     return kept.get_interview(db, number)
@@ -62,7 +68,10 @@ def test_a_full_interview_reads_top_to_bottom(db):
     text = transcript(record, BANK, CATALOG)
     assert text.startswith(f"# Mock interview {record.id}: 2027-01-15 08:00 UTC, ended 2027-01-15 08:40 UTC")
     plan = section(text, "Plan")
-    assert f"| 1 | coding | backward | {format_time(record.plan.coding.budget)} |" in plan and "| 2 | follow-up | cotangent | 4:00 |" in plan
+    assert (
+        f"| 1 | coding | backward | {format_time(record.plan.coding.budget)} |" in plan
+        and "| 2 | follow-up | cotangent | 4:00 |" in plan
+    )
     coding = section(text, "Coding task: backward")
     assert "**passed in 9:00** (budget 26:00, target time 10:00)" in coding
     hints = CATALOG.get("backward").hints
@@ -74,7 +83,9 @@ def test_a_full_interview_reads_top_to_bottom(db):
     assert f"### 1. {first.prompt}" in questions and f"### 3. {third.prompt}" in questions
     assert "> My answer to" in questions and "> Second line." in questions
     assert f"> {first.answer.splitlines()[0]}" in questions
-    assert "6 of 6 key points: **Easy**" in questions and f"1 of {len(second.points)} key points: **Again**" in questions
+    assert (
+        "6 of 6 key points: **Easy**" in questions and f"1 of {len(second.points)} key points: **Again**" in questions
+    )
     assert f"- [x] {second.points[0]}" in questions and f"- [ ] {second.points[1]}" in questions
     practise = section(text, "What to practise next")
     assert "`drill start backward` until it passes unassisted within 10:00 (2 nudges)" in practise
@@ -111,7 +122,9 @@ def test_code_with_backticks_gets_a_longer_fence():
 
 def test_the_report_path_names_the_start_and_the_interview(db):
     record = interview(db, None, None, [])
-    assert report_path(Path("/data/interviews"), record) == Path(f"/data/interviews/interview-20270115-0800-{record.id}.md")
+    assert report_path(Path("/data/interviews"), record) == Path(
+        f"/data/interviews/interview-20270115-0800-{record.id}.md"
+    )
 
 
 # ---------------------------------------------------------------------------- views

@@ -149,7 +149,11 @@ def test_drill_ladder_shows_each_rung_its_time_and_why(clock):
         times = [CLOCKS[rung_time(target, r).seconds] for r in ("copy", "cloze", "recall")]
         assert re.search(rf"{target} (copy|recall) {' '.join(times)} ", text), target
         assert rung_time(target, "cloze").reasoning in text
-    assert "softmax recall" in text and "the top: drill next schedules it" in text and f"full recall - - {format_time(CATALOG.full_time)} recall only" in text
+    assert (
+        "softmax recall" in text
+        and "the top: drill next schedules it" in text
+        and f"full recall - - {format_time(CATALOG.full_time)} recall only" in text
+    )
 
 
 def test_an_old_history_reads_as_recall(tmp_path, clock):
@@ -181,7 +185,9 @@ def test_an_old_history_reads_as_recall(tmp_path, clock):
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])
-def test_export_and_import_carry_the_rung_and_an_old_export_reads_as_recall(fmt, clock, workspace, tmp_path, monkeypatch):
+def test_export_and_import_carry_the_rung_and_an_old_export_reads_as_recall(
+    fmt, clock, workspace, tmp_path, monkeypatch
+):
     drill("start", "unbroadcast")
     passes(clock, workspace, 30)
     drill("start", "unbroadcast", "--rung", "recall")

@@ -21,7 +21,13 @@ ALLOWED = {
     "drills.interview": {"drills.interview", "drills.store", "drills.loop", "grader"},
     "drills.views": {"drills.views", "drills.interview", "drills.store", "drills.loop", "grader"},
     "drills.commands": {"drills.commands", "drills.views", "drills.interview", "drills.loop", "drills.store", "grader"},
-    "drills.cli": {"drills.cli", "drills.commands", "drills.interview", "drills.loop", "grader"},  # and drills.__version__
+    "drills.cli": {
+        "drills.cli",
+        "drills.commands",
+        "drills.interview",
+        "drills.loop",
+        "grader",
+    },  # and drills.__version__
     "drills.__main__": {"drills.cli"},
 }
 MAX_LINES = 420  # "about 400": what one sitting reads

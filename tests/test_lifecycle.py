@@ -81,7 +81,9 @@ def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path):
     solution = tmp_path / "solution.py"
     solution.write_text(LEAVES_A_THREAD)
     began = time.monotonic()
-    as_json = run_drill("grade", str(solution), "-t", "unbroadcast", "--json", env={"DRILL_CHECK_TIMEOUT": "120"}, timeout=120)
+    as_json = run_drill(
+        "grade", str(solution), "-t", "unbroadcast", "--json", env={"DRILL_CHECK_TIMEOUT": "120"}, timeout=120
+    )
     assert time.monotonic() - began < 30, "the grading waited for the thread"
     assert as_json.returncode == 0, as_json.stdout + as_json.stderr
     data = json.loads(as_json.stdout)

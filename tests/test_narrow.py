@@ -55,7 +55,9 @@ def test_the_rungs_of_the_ladder_fit(clock, command):
     assert not CUT.findall(output), output
     assert set(CATALOG.drill_ids) <= first_cells(output), output
     assert widest(output) <= 60
-    assert re.search(r"^unbroadcast .*\b(copy|cloze)\b", output, re.M), output  # its copy attempt, or the rung it took it to
+    assert re.search(r"^unbroadcast .*\b(copy|cloze)\b", output, re.M), (
+        output
+    )  # its copy attempt, or the rung it took it to
 
 
 def test_the_queue_names_whole_ids(clock):
@@ -122,7 +124,9 @@ def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, mo
     use_consoles(monkeypatch, width=120)
     lines = drill("diff").output.splitlines()
     changed = [line for line in lines if "grad.sum(axis=-1)" in line]
-    assert len(changed) == 1 and re.search(r"-│\s+grad = grad\.sum\(axis=-1\).*\+│\s+grad = grad\.sum\(axis=0\)", changed[0])
+    assert len(changed) == 1 and re.search(
+        r"-│\s+grad = grad\.sum\(axis=-1\).*\+│\s+grad = grad\.sum\(axis=0\)", changed[0]
+    )
     same = next(line for line in lines if "while grad.ndim" in line)
     assert same.count("while grad.ndim") == 2 and "-│" not in same and "+│" not in same
 

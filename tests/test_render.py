@@ -247,7 +247,9 @@ def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
 
 
 def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
-    comparison = Comparison("arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True)
+    comparison = Comparison(
+        "arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True
+    )
     shown = text(code.comparison(comparison), width=120)
     assert "Tensor.__add__" in shown and "yours (mine.py)" in shown and "reference" in shown
     assert "(not found in your file)" in shown and "def __add__" in shown

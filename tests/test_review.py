@@ -82,7 +82,6 @@ def test_drill_review_says_no_card_yet_cleanly(clock, monkeypatch):
 # ---------------------------------------------------------------------------- after a pass
 
 
-
 def solve(workspace: Path, target: str) -> None:
     (workspace / f"{target}.py").write_text(REFERENCE.read_text(encoding="utf-8"), encoding="utf-8")
 

@@ -104,9 +104,15 @@ CASES = [
     ),
     Case(
         "prints-then-fails",
-        in_unbroadcast("import sys\nprint('to stdout')\nsys.stderr.write('to stderr\\n')\nsys.stdout.buffer.write(b'as bytes\\n')\nreturn grad"),
+        in_unbroadcast(
+            "import sys\nprint('to stdout')\nsys.stderr.write('to stderr\\n')\nsys.stdout.buffer.write(b'as bytes\\n')\nreturn grad"
+        ),
         "unbroadcast",
-        ("your code printed:", "│ to stdout │ to stderr", "│ as bytes"),  # in the order written (the bytes bypass the text buffer)
+        (
+            "your code printed:",
+            "│ to stdout │ to stderr",
+            "│ as bytes",
+        ),  # in the order written (the bytes bypass the text buffer)
     ),
     Case(
         "prints-10-mb-then-fails",

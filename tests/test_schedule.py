@@ -29,7 +29,6 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     use_consoles(monkeypatch, width=500)
 
 
-
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
     """A finished attempt, straight into the history: started at ``at``, ended ``seconds`` later."""
     attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
@@ -218,7 +217,10 @@ def test_drill_list_shows_when_each_target_is_due_and_suggests_the_choice(clock,
     assert re.search(r"^arith\s.*\s0\s+now\s*$", result.output, re.M)
     assert re.search(r"^full\s.*\s0\s+now\s*$", result.output, re.M)
     said_ = said(result)  # the give-up also moved it down the ladder: drill start starts its cloze
-    assert "Next: drill start backward due 2 days ago: last time you gave up (Again); its cloze rung next (or: drill next --start)" in said_
+    assert (
+        "Next: drill start backward due 2 days ago: last time you gave up (Again); its cloze rung next (or: drill next --start)"
+        in said_
+    )
 
 
 def test_drill_list_and_status_do_not_load_fsrs_until_asked():

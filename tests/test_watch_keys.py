@@ -74,7 +74,9 @@ def test_the_keys_of_a_watch_started_paused(workspace):
         term.shows("✓ passed")
         term.shows("Next due:")  # the scoreboard and what comes next, above the screen
         term.child.send("d")
-        term.wait(lambda screen: screen.count("│ def unbroadcast(") == 2, "the diff after passing: yours, the reference")
+        term.wait(
+            lambda screen: screen.count("│ def unbroadcast(") == 2, "the diff after passing: yours, the reference"
+        )
         # another attempt starts, in another terminal: the watch follows it
         drill("start", "arith", "--rung", "recall")
         term.wait(lambda screen: bool(re.search(r"^ arith +\d+:\d\d ▶", screen, re.M)), "the next attempt followed")
@@ -85,7 +87,10 @@ def test_the_keys_of_a_watch_started_paused(workspace):
         drill("next", "--start")
         chosen = active()
         assert chosen is not None
-        term.wait(lambda screen: bool(re.search(rf"^ {chosen.target}(?: \(\w+\))? +\d+:\d\d ▶", screen, re.M)), "drill next followed")
+        term.wait(
+            lambda screen: bool(re.search(rf"^ {chosen.target}(?: \(\w+\))? +\d+:\d\d ▶", screen, re.M)),
+            "drill next followed",
+        )
         term.child.sendintr()  # Ctrl-C: a clean goodbye, the clock still running
         assert term.end() == 0, term.said[-2000:]
     finally:

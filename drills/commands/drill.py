@@ -78,7 +78,8 @@ def ladder(term: Terminal) -> None:
     with history(term) as store:
         spots = places(store)
     times = {
-        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else ("recall",))} for drill_id in spots
+        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else ("recall",))}
+        for drill_id in spots
     }
     term.out.print(ladder_view(list(spots.values()), times))
 
@@ -157,7 +158,9 @@ def status(term: Terminal) -> None:
     term.out.print(report.status_view(attempt, states, term.clock()))
 
 
-def _end_or_pause(term: Terminal, act: Callable[[History, Clock], Attempt], said: Callable[[Attempt, float], Any]) -> None:
+def _end_or_pause(
+    term: Terminal, act: Callable[[History, Clock], Attempt], said: Callable[[Attempt, float], Any]
+) -> None:
     with history(term) as store:
         attempt = act(store, term.clock)
     term.out.print(said(attempt, term.clock()))

@@ -121,9 +121,13 @@ class Session:
 
     def _part(self, position: int, budget: int) -> PartRecord:
         clock = self.term.clock
-        self.coding = coding = steps.start_part(self.store, self.number, self.plan, position, budget, default_workspace(), clock)
+        self.coding = coding = steps.start_part(
+            self.store, self.number, self.plan, position, budget, default_workspace(), clock
+        )
         target = load_catalog().get(coding.part.target)
-        self.out.print(views.task_view(coding.part.kind, target.id, target.summary, display(coding.started.path), budget))
+        self.out.print(
+            views.task_view(coding.part.kind, target.id, target.summary, display(coding.started.path), budget)
+        )
         outcome = self._watch(coding, budget)
         part = steps.end_part(self.store, self.number, coding, outcome, clock)
         self.coding = None
@@ -148,11 +152,16 @@ class Session:
                 for state in states:
                     now = clock()
                     if state.shown is not None:  # printed above the live screen
-                        out.print(views.nudge_view(state.shown) if isinstance(state.shown, Hints) else shown_view(state.shown))
+                        out.print(
+                            views.nudge_view(state.shown) if isinstance(state.shown, Hints) else shown_view(state.shown)
+                        )
                     outcome = "gave-up" if state.ended == "quit" else steps.part_outcome(state.attempt, budget, now)
                     screen = watch_screen(state, now)
                     if live is not None:
-                        live.update(views.part_screen(screen, coding.part.target, budget, state.attempt.elapsed(now)), refresh=True)
+                        live.update(
+                            views.part_screen(screen, coding.part.target, budget, state.attempt.elapsed(now)),
+                            refresh=True,
+                        )
                     elif state.graded:
                         out.print(screen)
                     if outcome is not None:
@@ -222,7 +231,11 @@ class Session:
                 raise OSError("$EDITOR (or $VISUAL) is not set")
             subprocess.call(editor_argv(editor, path, line))
         except OSError as exc:
-            self.out.print(views.said_line(f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."))
+            self.out.print(
+                views.said_line(
+                    f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."
+                )
+            )
             return None
         return answer_from_file(path.read_text(encoding="utf-8"))
 

@@ -45,6 +45,8 @@ def parse_ticks(typed: str, count: int) -> tuple[int, ...]:
     covered = set()
     for word in words:
         if not word.isdigit() or not 1 <= int(word) <= count:
-            raise TickError(f"type the numbers (1 to {count}) of the key points you covered, all, or none: {word!r} is not one")
+            raise TickError(
+                f"type the numbers (1 to {count}) of the key points you covered, all, or none: {word!r} is not one"
+            )
         covered.add(int(word) - 1)
     return tuple(sorted(covered))

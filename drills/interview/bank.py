@@ -121,7 +121,9 @@ def _follow_ups(raw: object, name: str, catalog: Catalog) -> dict[str, str]:
         if core not in catalog.ids:
             raise BankError(f"{name}: [follow_up] {core!r} is not a core target ({', '.join(catalog.ids)})")
         if drill not in extensions:
-            raise BankError(f"{name}: [follow_up] {core} = {drill!r} is not a follow-up drill ({', '.join(extensions)})")
+            raise BankError(
+                f"{name}: [follow_up] {core} = {drill!r} is not a follow-up drill ({', '.join(extensions)})"
+            )
         follow_ups[core] = drill
     return follow_ups
 

@@ -76,7 +76,9 @@ class Coding:
         return self.started.attempt
 
 
-def start_part(store: History, interview_id: int, plan: Plan, position: int, budget: int, workspace: Path, clock: Clock) -> Coding:
+def start_part(
+    store: History, interview_id: int, plan: Plan, position: int, budget: int, workspace: Path, clock: Clock
+) -> Coding:
     """Start the coding part at ``position`` of the plan with ``budget`` seconds: the stub written,
     the drill attempt started, the part recorded."""
     planned = plan.parts[position]
@@ -147,7 +149,13 @@ def follow_up_budget(plan: Plan, coding: PartRecord) -> int | None:
 
 
 def answered(
-    store: History, interview_id: int, question: Question, asked_at: float, answered_at: float, text: str, covered: tuple[int, ...]
+    store: History,
+    interview_id: int,
+    question: Question,
+    asked_at: float,
+    answered_at: float,
+    text: str,
+    covered: tuple[int, ...],
 ) -> AnswerRecord:
     """Record an answer, self-checked; it is a review of the question's schedule."""
     answer = AnswerRecord(question.id, asked_at, answered_at, question.time_box, text, covered, len(question.points))
@@ -170,7 +178,9 @@ def due_after(store: History, question: Question, now: float) -> float:
     return question_card(question.id, order, answers(store.db, question.id), now).due
 
 
-def close(store: History, interview_id: int, clock: Clock, tz: tzinfo | None, finished: bool) -> tuple[InterviewRecord, Path]:
+def close(
+    store: History, interview_id: int, clock: Clock, tz: tzinfo | None, finished: bool
+) -> tuple[InterviewRecord, Path]:
     """End the interview (unless stopped), write its transcript in the interviews folder and record
     where; the record and the path."""
     if finished:
@@ -189,4 +199,3 @@ def local_zone() -> tzinfo:
     zone = datetime.now().astimezone().tzinfo
     assert zone is not None
     return zone
-

@@ -120,7 +120,11 @@ def _tier(card: QuestionCard, related: bool, now: float) -> tuple[int, float, st
         overdue = now - card.due
         return 1, card.due, "due today" if overdue < DAY else f"due, {_days(overdue)} overdue"
     if related:
-        return (2, card.order, "new, about the task") if card.new else (3, card.due, f"about the task, due in {_days(card.due - now)}")
+        return (
+            (2, card.order, "new, about the task")
+            if card.new
+            else (3, card.due, f"about the task, due in {_days(card.due - now)}")
+        )
     return (4, card.order, "new") if card.new else (5, card.due, f"due in {_days(card.due - now)}")
 
 
@@ -160,7 +164,9 @@ def _task(catalog: Catalog, target: str | None, queue: Sequence[str], fits: int)
     if target is not None:
         resolved = catalog.resolve(target)  # UnknownTarget (a KeyError) names the closest id
         if resolved == FULL:
-            raise PlanError(f"{FULL} is a {format_time(catalog.full_time)} drill of its own: an interview's task is one target")
+            raise PlanError(
+                f"{FULL} is a {format_time(catalog.full_time)} drill of its own: an interview's task is one target"
+            )
         return resolved, "asked for"
     for drill_id in queue:
         if drill_id in catalog.ids and catalog.get(drill_id).target_time <= fits:
@@ -191,7 +197,9 @@ def plan_interview(
     questions = choose_questions(bank, cards, related, count, total - task_time, now)
     if len(questions) < 2:
         need = (task_time + shortest + 59) // 60
-        raise PlanError(f"{minutes} minutes do not hold {task} ({format_time(task_time)}) and two questions: ask for at least {need}")
+        raise PlanError(
+            f"{minutes} minutes do not hold {task} ({format_time(task_time)}) and two questions: ask for at least {need}"
+        )
     window = total - sum(q.budget for q in questions)
     parts = [Part("coding", task, window, f"{task_why}; target time {format_time(task_time)}")]
     notes = []
@@ -199,7 +207,11 @@ def plan_interview(
         follow_time = catalog.get(follow_id).target_time
         if window - follow_time >= task_time:
             parts[0] = Part("coding", task, window - follow_time, parts[0].why)
-            parts.append(Part("follow-up", follow_id, follow_time, f"paired with {task}; if the task passes within its budget"))
+            parts.append(
+                Part("follow-up", follow_id, follow_time, f"paired with {task}; if the task passes within its budget")
+            )
         else:
-            notes.append(f"no time for the follow-up {follow_id} ({format_time(follow_time)}): ask for more minutes to include it")
+            notes.append(
+                f"no time for the follow-up {follow_id} ({format_time(follow_time)}): ask for more minutes to include it"
+            )
     return Plan(minutes, now, (*parts, *questions), tuple(notes))

@@ -210,7 +210,17 @@ def _rows(conn: sqlite3.Connection, columns: Sequence[str], sql: str, args: tupl
     return [dict(zip(columns, tuple(row), strict=True)) for row in conn.execute(query, args)]
 
 
-ANSWER_COLUMNS = ("id", "interview_id", "question", "asked_at", "answered_at", "time_box", "answer", "covered", "points")
+ANSWER_COLUMNS = (
+    "id",
+    "interview_id",
+    "question",
+    "asked_at",
+    "answered_at",
+    "time_box",
+    "answer",
+    "covered",
+    "points",
+)
 PART_COLUMNS = ("position", "kind", "target", "budget", "attempt_id", "outcome", "seconds", "nudges", "code")
 
 
@@ -226,12 +236,27 @@ def answers(conn: sqlite3.Connection, question: str | None = None) -> list[Answe
 
 
 def get_interview(conn: sqlite3.Connection, interview_id: int) -> InterviewRecord:
-    found = _rows(conn, ("id", "started_at", "ended_at", "plan", "report"), "SELECT {columns} FROM interviews WHERE id = ?", (interview_id,))
+    found = _rows(
+        conn,
+        ("id", "started_at", "ended_at", "plan", "report"),
+        "SELECT {columns} FROM interviews WHERE id = ?",
+        (interview_id,),
+    )
     if not found:
         raise KeyError(interview_id)
     row = found[0]
-    parts = _rows(conn, PART_COLUMNS, "SELECT {columns} FROM interview_parts WHERE interview_id = ? ORDER BY position", (interview_id,))
-    given = _rows(conn, ANSWER_COLUMNS, "SELECT {columns} FROM interview_answers WHERE interview_id = ? ORDER BY answered_at, id", (interview_id,))
+    parts = _rows(
+        conn,
+        PART_COLUMNS,
+        "SELECT {columns} FROM interview_parts WHERE interview_id = ? ORDER BY position",
+        (interview_id,),
+    )
+    given = _rows(
+        conn,
+        ANSWER_COLUMNS,
+        "SELECT {columns} FROM interview_answers WHERE interview_id = ? ORDER BY answered_at, id",
+        (interview_id,),
+    )
     return InterviewRecord(
         id=row["id"],
         started_at=row["started_at"],

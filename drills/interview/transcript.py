@@ -112,7 +112,9 @@ def practise_next(record: InterviewRecord, bank: Bank, catalog: Catalog) -> list
             out.append(f"`drill start {planned.id}`: {verdict(part)} in the interview")
         elif part.nudges or (part.seconds or 0) > target.target_time:
             why = f"{part.nudges} nudge{'s' if part.nudges != 1 else ''}" if part.nudges else "over the target time"
-            out.append(f"`drill start {planned.id}` until it passes unassisted within {format_time(target.target_time)} ({why})")
+            out.append(
+                f"`drill start {planned.id}` until it passes unassisted within {format_time(target.target_time)} ({why})"
+            )
     for answer in record.answers:
         if rate_answer(answer).name in ("Again", "Hard"):
             question = bank.get(answer.question)

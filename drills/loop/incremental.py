@@ -32,7 +32,21 @@ from grader.verdict import GradeResult, TargetResult
 ALWAYS = ("Tensor.__init__",)
 """Run by every target's tests."""
 
-ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift", "rshift", "and", "or", "xor")
+ARITHMETIC = (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "lshift",
+    "rshift",
+    "and",
+    "or",
+    "xor",
+)
 BINARY: dict[type[ast.operator], str] = {
     ast.Add: "add",
     ast.Sub: "sub",
@@ -211,7 +225,9 @@ def analyse(source: str, targets: Sequence[Target]) -> tuple[str, dict[str, str]
             return set(defs)
         return {key for name in names for key in by_name.get(name, ())}
 
-    implicit = {k for k in defs if (n := k.rpartition(".")[2]).startswith("__") and n.endswith("__") and n not in EXPLICIT}
+    implicit = {
+        k for k in defs if (n := k.rpartition(".")[2]).startswith("__") and n.endswith("__") and n not in EXPLICIT
+    }
     everyone = step(top) | implicit
 
     def reach(start: set[str]) -> set[str]:
@@ -270,9 +286,7 @@ def reused_verdicts(
         return {}
     lines = now.splitlines()
     return {
-        t.id: old[t.id]
-        for t in targets
-        if t.id in old and was[t.id] == prints[t.id] and reusable(old[t.id], lines)
+        t.id: old[t.id] for t in targets if t.id in old and was[t.id] == prints[t.id] and reusable(old[t.id], lines)
     }
 
 

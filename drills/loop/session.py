@@ -134,7 +134,9 @@ def check(
     if attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is paused: run  drill resume  to grade again")
     if not attempt.file.exists():
-        raise DrillError(f"{display(attempt.file)} is gone: bring back the version last graded with  drill restore, or end the attempt with  drill abandon")
+        raise DrillError(
+            f"{display(attempt.file)} is gone: bring back the version last graded with  drill restore, or end the attempt with  drill abandon"
+        )
     source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time

@@ -263,7 +263,10 @@ class _Watch:
         """Grade the file as it is now; a grading in flight is cancelled, its result dropped."""
         file = self.state.attempt.file
         if not file.exists():
-            self.state = replace(self.state, message=f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore")
+            self.state = replace(
+                self.state,
+                message=f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore",
+            )
             return
         self._cancel()
         self.asked += 1

@@ -122,7 +122,9 @@ def progress(
             done = finished(a for a in by_drill.get(drill_id, []) if a.rung == rung)
             if not done:
                 continue
-            limit = catalog.target_time(drill_id) if rung == "recall" or rung_time is None else rung_time(drill_id, rung)
+            limit = (
+                catalog.target_time(drill_id) if rung == "recall" or rung_time is None else rung_time(drill_id, rung)
+            )
             points = tuple(Point(a.ended_at or now, clock_at_end(a), a.outcome == "passed", a.assisted) for a in done)
             series.append(Series(drill_id, limit, index, points, rung))
     runs = tuple(

@@ -29,9 +29,7 @@ def finished_attempts(history: History, drill_id: str, rung: str = "recall") -> 
     return finished(a for a in history.attempts(drill_id) if a.rung == rung)
 
 
-def personal_best(
-    history: History, drill_id: str, before: Attempt | None = None, rung: str = "recall"
-) -> float | None:
+def personal_best(history: History, drill_id: str, before: Attempt | None = None, rung: str = "recall") -> float | None:
     """The best unassisted time on ``rung`` (an assisted attempt is not a record), optionally of the attempts before one."""
     times = [
         a.time

@@ -34,6 +34,7 @@ from grader.catalog import FULL, load_catalog
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler
 
+
 @cache
 def scheduler() -> Scheduler:
     """The fsrs scheduler, built once (fsrs is imported only when there is a review to replay)."""

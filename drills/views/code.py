@@ -40,7 +40,9 @@ Row = tuple[str, Text | None, str, Text | None]
 def aligned(ours: str, reference: str) -> list[Row]:
     """Your lines against the reference's, the equal ones side by side (trailing spaces aside)."""
     mine, theirs = highlighted(ours), highlighted(reference)
-    matcher = SequenceMatcher(None, [t.plain.rstrip() for t in mine], [t.plain.rstrip() for t in theirs], autojunk=False)
+    matcher = SequenceMatcher(
+        None, [t.plain.rstrip() for t in mine], [t.plain.rstrip() for t in theirs], autojunk=False
+    )
     rows: list[Row] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -102,7 +104,9 @@ def comparison(c: Comparison) -> RenderableType:
         parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
     legend = mark(YOURS).append(f" yours ({c.source_label})", style="default")
     legend.append("   ").append_text(mark(REFERENCE)).append(" the reference", style="default")
-    diffs = [(symbol, aligned(ours or "", reference), ours is None) for symbol, ours, reference in c.pairs]  # once for both layouts
+    diffs = [
+        (symbol, aligned(ours or "", reference), ours is None) for symbol, ours, reference in c.pairs
+    ]  # once for both layouts
     narrow = Group(*parts, legend, *(unified(symbol, rows, missing) for symbol, rows, missing in diffs))
     wide = Group(*parts, *(side_by_side(symbol, c.source_label, rows, missing) for symbol, rows, missing in diffs))
     return ByWidth(narrow, wide, at=SIDE_BY_SIDE)

@@ -89,7 +89,9 @@ def interviews_view(records: list[InterviewRecord], tz: tzinfo = UTC) -> Rendera
         covered = sum(len(a.covered) for a in record.answers)
         points = sum(a.points for a in record.answers)
         share = f", {covered}/{points} key points" if points else ""
-        head = Text(f" {record.id}. ", style="bold").append(datetime.fromtimestamp(record.started_at, tz).strftime("%Y-%m-%d %H:%M"))
+        head = Text(f" {record.id}. ", style="bold").append(
+            datetime.fromtimestamp(record.started_at, tz).strftime("%Y-%m-%d %H:%M")
+        )
         head.append(f"  {record.plan.minutes} minutes" + ("" if record.finished else ", stopped"), style="dim")
         rows = Table.grid(padding=(0, 1))
         rows.add_column(style="dim", no_wrap=True)
@@ -167,7 +169,9 @@ def question_view(n: int, count: int, question: Question) -> RenderableType:
     """A question asked: its prompt and time box, and how to answer."""
     return Group(
         Text(""),
-        Text(f" Question {n} of {count}", style="bold").append(f"  (time box {format_time(question.time_box)})", style="dim"),
+        Text(f" Question {n} of {count}", style="bold").append(
+            f"  (time box {format_time(question.time_box)})", style="dim"
+        ),
         interviewer(question.prompt),
         Text(" Type your answer; a line with only . ends it. Or type e alone to write it in $EDITOR.", style="dim"),
     )
@@ -186,7 +190,9 @@ def answered_line(seconds: float, time_box: int) -> Text:
 
 def rated_line(answer: AnswerRecord, rating: str, due: float) -> Text:
     """After the self-check: the share covered, the rating, and when the question comes back."""
-    text = Text(f" {len(answer.covered)} of {answer.points} key points: ", style="bold").append(rating, style="bold cyan")
+    text = Text(f" {len(answer.covered)} of {answer.points} key points: ", style="bold").append(
+        rating, style="bold cyan"
+    )
     return text.append(f"; asked again {due_in(due - answer.answered_at)}.", style="dim")
 
 
@@ -197,5 +203,7 @@ def closing_view(record: InterviewRecord, path: str, stopped: bool) -> Renderabl
         Text(""),
         Text(head, style="bold"),
         Text(" Transcript: ", style="bold").append(path, style="cyan"),
-        Text(f" Interview {record.id}: drill interview --list shows them all; drill next, what is due now.", style="dim"),
+        Text(
+            f" Interview {record.id}: drill interview --list shows them all; drill next, what is due now.", style="dim"
+        ),
     )

@@ -90,7 +90,11 @@ def stopped_watching(attempt: Attempt, now: float) -> Text:
 
 def yours_line(target: str, attempts: int, best: float | None, due: float) -> Text:
     """Under a review card: your record on it and when it is due."""
-    mine = "never drilled" if not attempts else f"{counted(attempts, 'attempt')}, best {format_time(best) if best else '-'}"
+    mine = (
+        "never drilled"
+        if not attempts
+        else f"{counted(attempts, 'attempt')}, best {format_time(best) if best else '-'}"
+    )
     return next_step(f"drill start {target}", f"yours: {mine}; due {due_in(due)}")
 
 

@@ -183,7 +183,9 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
     """``drill status``: the clock, and each target's state by the latest graded version."""
     paused = " (paused)" if attempt.paused else ""
     target = format_time(attempt_target(attempt))
-    head = Text(f" {named(attempt)}", style="bold").append(f"  {format_time(attempt.elapsed(now))}{paused}  target {target}")
+    head = Text(f" {named(attempt)}", style="bold").append(
+        f"  {format_time(attempt.elapsed(now))}{paused}  target {target}"
+    )
     lines: list[RenderableType] = [head.append(f"   {display(attempt.file)}")]
     for s in states:
         if s.passed:
@@ -229,12 +231,17 @@ def watch_footer(state: WatchState) -> Text:
     attempt = state.attempt
     graded = f"graded {state.graded_in:.2f} s after the save" if state.graded_in is not None else ""
     if not state.keys:
-        return Text(f" watching {display(attempt.file)} ({graded}{' · ' if graded else ''}Ctrl-C leaves the timer running)", style="dim")
+        return Text(
+            f" watching {display(attempt.file)} ({graded}{' · ' if graded else ''}Ctrl-C leaves the timer running)",
+            style="dim",
+        )
     if state.finished is not None:
         return Text(" d diff · h hints · q quit   (drill next --start elsewhere: this watch follows it)", style="dim")
     if attempt.paused:
         return Text(" p resume · h hint · q quit   paused: saves are graded on resume", style="dim")
-    return Text(f" h hint · p pause · r grade · d diff · q quit   watching {display(attempt.file)} {graded}", style="dim")
+    return Text(
+        f" h hint · p pause · r grade · d diff · q quit   watching {display(attempt.file)} {graded}", style="dim"
+    )
 
 
 def watch_screen(state: WatchState, now: float) -> RenderableType:

@@ -23,8 +23,6 @@ LIMITS = Limits(test_seconds=2.0, check_seconds=60.0, memory_mb=4096)
 """A mutant that loops forever dies in 2 s a test (and then its target's other tests are not run)."""
 
 
-
-
 @dataclass(frozen=True)
 class Outcome:
     mutant: Mutant

@@ -15,7 +15,6 @@ from reference import ENGINE
 REFERENCE = ENGINE
 
 
-
 # ------------------------------------------------------------------------------ the mutator
 
 
@@ -35,7 +34,6 @@ class Mutant:
     description: str
     """``line 33: grad.sum(axis=0) -> grad.sum(axis=1)``."""
     source: str
-
 
 
 class _Source:

@@ -22,8 +22,6 @@ GOAL = 0.95
 """The share of non-equivalent mutants each target must kill."""
 
 
-
-
 @dataclass(frozen=True)
 class Equivalent:
     id: str
