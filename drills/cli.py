@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from drills.commands import options as opt
 from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.loop import clock as clocks
 from grader.catalog import FULL, Target, UnknownTarget, listed, load_catalog
@@ -34,16 +35,6 @@ CLOCK: clocks.Clock = clocks.system_clock
 """The clock every command reads; tests replace it with a MockClock."""
 TZ: tzinfo | None = None
 """The time zone of calendar days (streaks, chart axes): None is the local one; tests set UTC."""
-
-TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
-OracleOption = Annotated[str, typer.Option(hidden=True)]
-"""auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch)."""
-PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
-PeekFlag = Annotated[
-    bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
-]
-RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
-RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -164,7 +155,7 @@ def ladder() -> None:
 
 
 @app.command()
-def review(target: TargetArg) -> None:
+def review(target: opt.TargetArg) -> None:
     """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
     from drills.commands import practice
 
@@ -174,7 +165,7 @@ def review(target: TargetArg) -> None:
 @app.command()
 def stats(
     target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None,
-    plot: PlotFlag = False,
+    plot: opt.PlotFlag = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.commands import practice
@@ -200,15 +191,10 @@ def chart(
 
 @app.command()
 def start(
-    target: TargetArg,
-    workspace: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."
-        ),
-    ] = None,
-    edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
-    rung: RungOption = None,
+    target: opt.TargetArg,
+    workspace: opt.WorkspaceOption = None,
+    edit: opt.EditFlag = False,
+    rung: opt.RungOption = None,
 ) -> None:
     """Write the stub of TARGET for its rung of the ladder and start the timer. TARGET may be 'full'.
 
@@ -220,15 +206,15 @@ def start(
 
 @app.command()
 def full(
-    workspace: Annotated[Path | None, typer.Option(metavar="DIR", help="Folder for your solution file.")] = None,
-    edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")] = False,
+    workspace: opt.WorkspaceOption = None,
+    edit: opt.EditFlag = False,
 ) -> None:
     """The 45-minute drill: every target blank at once, one split per target."""
     start(FULL, workspace=workspace, edit=edit)
 
 
 @app.command()
-def check(oracle: OracleOption = "auto") -> None:
+def check(oracle: opt.OracleOption = "auto") -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
     from drills.commands import drill
 
@@ -236,7 +222,7 @@ def check(oracle: OracleOption = "auto") -> None:
 
 
 @app.command()
-def watch(oracle: OracleOption = "auto") -> None:
+def watch(oracle: opt.OracleOption = "auto") -> None:
     """Re-grade on every save, with a live timer per target; in a terminal, keys: h hint, p pause/resume, r grade, d diff, q quit."""
     from drills.commands import drill
 
@@ -282,7 +268,7 @@ def hint(
 @app.command()
 def diff(
     target: Annotated[str | None, typer.Argument(help="Default: the target of your latest attempt.")] = None,
-    peek: PeekFlag = False,
+    peek: opt.PeekFlag = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
     from drills.commands import drill
@@ -291,7 +277,7 @@ def diff(
 
 
 @app.command()
-def show(target: TargetArg) -> None:
+def show(target: opt.TargetArg) -> None:
     """The reference code of TARGET's functions, to read before you first drill it. It marks nothing,
     unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
     from drills.commands import drill
@@ -320,7 +306,7 @@ def interview(
     plan: Annotated[bool, typer.Option("--plan", help="Print the session it would run, and stop.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --plan or --list: as JSON.")] = False,
     past: Annotated[bool, typer.Option("--list", help="The interviews of your history.")] = False,
-    oracle: OracleOption = "auto",
+    oracle: opt.OracleOption = "auto",
 ) -> None:
     """A mock interview: a coding task (then its follow-up, if time allows) with nudges, then questions, self-checked; a Markdown transcript."""
     from drills.commands import interview as body
@@ -374,18 +360,13 @@ def import_history(
 
 # ---------------------------------------------------------------------------- grade any file
 
-CONTRACT = "docs/contract.md of the repository"
-TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
-
 
 @app.command()
 def grade(
-    file: Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")],
-    target: Annotated[list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP)] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
-    ] = False,
-    oracle: OracleOption = "auto",
+    file: opt.EngineFileArg,
+    target: opt.GradeTargetsOption = None,
+    as_json: opt.JsonReportFlag = False,
+    oracle: opt.OracleOption = "auto",
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
 

@@ -1,0 +1,34 @@
+"""The argument and option types that several ``drill`` commands share (drills/cli.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
+OracleOption = Annotated[str, typer.Option(hidden=True)]
+"""auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch)."""
+PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
+PeekFlag = Annotated[
+    bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
+]
+RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
+RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
+
+WorkspaceOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."
+    ),
+]
+EditFlag = Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")]
+
+CONTRACT = "docs/contract.md of the repository"
+TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
+EngineFileArg = Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")]
+GradeTargetsOption = Annotated[list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP)]
+JsonReportFlag = Annotated[
+    bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
+]
