@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader import batch
+from grader import batch, notes
 from grader.catalog import load_catalog
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
@@ -64,8 +64,17 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter = Reporter(Path(config.getoption("report_json")).resolve())
         config.pluginmanager.register(reporter, "drill-reporter")
         batch.on_case = reporter.case  # type: ignore[assignment]
+        notes.sink = reporter.note  # type: ignore[assignment]
         if skipped:
             reporter.note(skipped)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Without a report, the notes the tests gave (grader/notes.py) end pytest's own summary."""
+    if notes.GIVEN and not terminalreporter.config.getoption("report_json"):
+        terminalreporter.section("notes")
+        for text in notes.GIVEN:
+            terminalreporter.write_line(f"note: {text}")
 
 
 def _targets_of(item: pytest.Item) -> list[str]:
