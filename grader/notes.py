@@ -8,6 +8,12 @@ grading, however many tests find it.
 
 from __future__ import annotations
 
+ALIAS = (
+    "Tensor.__init__ keeps the float64 array passed in (an alias, as np.asarray and torch.as_tensor do): "
+    "changing that array later changes the tensor"
+)
+"""The note of an ``__init__`` whose ``.data`` is the float64 array passed in (grader/test_backward.py)."""
+
 GIVEN: list[str] = []
 """The notes given so far in this grading process, in order, each once."""
 
