@@ -59,12 +59,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
+    notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
     if config.getoption("report_json"):
         reporter = Reporter(Path(config.getoption("report_json")).resolve())
         config.pluginmanager.register(reporter, "drill-reporter")
         batch.on_case = reporter.case  # type: ignore[assignment]
-        notes.sink = reporter.note  # type: ignore[assignment]
+        notes.start(reporter.note)
         if skipped:
             reporter.note(skipped)
 

@@ -8,6 +8,8 @@ grading, however many tests find it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 ALIAS = (
     "Tensor.__init__ keeps the float64 array passed in (an alias, as np.asarray and torch.as_tensor do): "
     "changing that array later changes the tensor"
@@ -26,7 +28,18 @@ def give(text: str) -> None:
     sink(text)
 
 
-# NOTE: replaced once per grading process by grader/conftest.py (pytest_configure): with a report
-# (--report-json), a note is one of its "note" events; without one, pytest's summary lists them.
-def sink(text: str) -> None:
-    """Told each note as it is given."""
+def nowhere(text: str) -> None:
+    """Told each note as it is given: the default sink, for a grading without a report."""
+
+
+sink: Callable[[str], None] = nowhere
+"""Where each note goes as it is given. NOTE: set by grader/conftest.py (pytest_configure) with
+``start`` as each grading starts: with a report (--report-json), a note is one of its "note"
+events; without one, pytest's summary lists ``GIVEN``."""
+
+
+def start(to: Callable[[str], None] = nowhere) -> None:
+    """A grading starts: no note given yet, and each goes ``to`` this sink."""
+    global sink
+    GIVEN.clear()
+    sink = to
