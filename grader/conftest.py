@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader import batch
+from grader import batch, notes
 from grader.catalog import load_catalog
 from grader.check import Blame, GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
@@ -59,13 +59,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
+    notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
     if config.getoption("report_json"):
         reporter = Reporter(Path(config.getoption("report_json")).resolve())
         config.pluginmanager.register(reporter, "drill-reporter")
         batch.on_case = reporter.case  # type: ignore[assignment]
+        notes.start(reporter.note)
         if skipped:
             reporter.note(skipped)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Without a report, the notes the tests gave (grader/notes.py) end pytest's own summary."""
+    if notes.GIVEN and not terminalreporter.config.getoption("report_json"):
+        terminalreporter.section("notes")
+        for text in notes.GIVEN:
+            terminalreporter.write_line(f"note: {text}")
 
 
 def _targets_of(item: pytest.Item) -> list[str]:

@@ -25,7 +25,9 @@ EXACT_SHAPE = "the result has exactly ``shape`` (``()`` included)"
 GRAD_UNCHANGED = "``grad`` is a float64 array, and is left unchanged"
 
 # ---------------------------------------------------------------------------- backward
-INIT_DATA = "``.data`` is a float64 ndarray, a copy of ``data``"
+INIT_DATA = "``.data`` is a float64 ndarray with the values of ``data``"
+INIT_ALIAS = "or ``data`` itself when that is a float64 ndarray"
+INIT_INTACT = "``Tensor(...)`` leaves the array passed in unchanged"
 INIT_GRAD = "``.grad`` starts as zeros of the same shape"
 INIT_PREV = "``._prev`` holds the tensors this one was computed from, ``_children``: a tuple or a set"
 LEAF_PREV = "a leaf's is empty"
@@ -46,7 +48,8 @@ DATA_INTACT = "No tensor's ``.data`` changes: the root's value stays readable"
 
 # ---------------------------------------------------------------------------- arith
 BROADCASTING = "elementwise, with NumPy broadcasting"
-OPERANDS = "``other`` is a Tensor, a Python number or an ndarray, on either side"
+OPERANDS = "``other`` is a Tensor, a Python number or an ndarray on the right, and a Python number on the left"
+REFLECTED = "are graded only where the file supports them"
 SUB = "``a - b`` is ``a + (-b)``"
 NEG = "``-x`` is ``x * -1``"
 ADDS = "adds (``+=``) into"

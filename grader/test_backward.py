@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader import notes
 from grader.batch import batched
-from grader.compare import backprop, compare, graph_order
+from grader.compare import graph_order
 from grader.contract import clause
 from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
 
@@ -70,20 +71,16 @@ def _init_cases():
     yield pytest.param(-3, id="python-int")
 
 
-@clause(c.INIT_DATA, c.INIT_GRAD, c.LEAF_PREV, c.LEAF_BACKWARD)
+@clause(c.INIT_DATA, c.INIT_ALIAS, c.INIT_INTACT, c.INIT_GRAD, c.LEAF_PREV, c.LEAF_BACKWARD)
 @batched("data", list(_init_cases()))
 def test_init_generated(grade, data):
     test_init(grade, data)
     source = np.array(data, copy=True)
     with grade.running("Tensor.__init__"):
         t = grade.Tensor(data, requires_grad=True)
-    if isinstance(data, np.ndarray) and np.shares_memory(t.data, data):
-        raise grade.fail(
-            "Tensor.__init__",
-            ".data shares its memory with the array passed in",
-            "copy: np.array(data, dtype=np.float64)",
-        )
     grade.expect("Tensor.__init__", "the array passed in, after Tensor(...)", data, source, source="the original")
+    if isinstance(data, np.ndarray) and isinstance(t.data, np.ndarray) and np.shares_memory(t.data, data):
+        notes.give(notes.ALIAS)  # the contract allows it (a copy is not required): a note, not a failure
 
 
 @clause(c.INIT_PREV, c.INIT_OP)
@@ -314,40 +311,6 @@ def test_backward_one_element_root(grade, shape):
     with grade.running("Tensor.backward", "a root with one element of any shape is a valid root"):
         root.backward()
     grade.expect("Tensor.backward", "x.grad", x.grad, np.cos(x.data), source="expected")
-
-
-@clause(c.SEED_ONES, c.ONCE_IN_ORDER)
-def test_backward_through_the_engines_own_ops(grade):
-    """The engine's own ops (``(x * w + x).sum()``), which may ignore or honour requires_grad."""
-    x, w = grade.rng.standard_normal(3), grade.rng.standard_normal(3)
-    answer = grade.oracle.vjp(lambda a, b: (a * b + a).sum(), [x, w])
-
-    def build():
-        leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(w, "Tensor.backward")]
-        with grade.running("Tensor.backward"):
-            return leaves, (leaves[0] * leaves[1] + leaves[0]).sum()
-
-    leaves, root = build()
-    with grade.running("Tensor.backward"):
-        root.backward()
-    problems = [compare(f"{n}.grad", leaf.grad, g) for n, leaf, g in zip("xw", leaves, answer.grads, strict=True)]
-    if not any(problems):
-        return
-    mine, root = build()  # the same graph, run by the grader's own backward pass: are the ops right?
-    with grade.running("Tensor.backward"):
-        backprop(root, np.ones(()))
-    if any(compare("", leaf.grad, g) for leaf, g in zip(mine, answer.grads, strict=True)):
-        raise grade.fail(
-            "Tensor.backward",
-            "this needs the ops Tensor.__mul__, Tensor.__add__ and Tensor.sum (targets arith, unary), "
-            "which give wrong gradients even when the grader runs their closures: fix them first",
-        )
-    raise grade.fail(
-        "Tensor.backward",
-        f"after (x * w + x).sum().backward(), {next(p for p in problems if p)}; running the same closures once "
-        "each, in reverse topological order, gives torch's",
-        "run every node's _backward: op outputs are nodes too, whatever their requires_grad says",
-    )
 
 
 @clause(c.OTHER_ROOT_RAISES)

@@ -7,6 +7,7 @@ import pytest
 
 from grader import contract as c
 from grader.batch import batched
+from grader.compare import backprop, compare
 from grader.contract import clause
 
 pytestmark = [pytest.mark.cross_entropy, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
@@ -62,7 +63,12 @@ def test_cross_entropy_random(grade, seed):
 
 @clause(c.CROSS_ENTROPY, c.SCALAR_TENSOR)
 def test_mlp_cross_entropy(grade):
-    """A 2-layer MLP trained one step: the whole engine, the user's backward() included."""
+    """A 2-layer MLP trained one step: the whole engine, the user's backward() included.
+
+    The one check of ``Tensor.backward`` through the engine's own ops (``@``, ``+``, ``relu`` and
+    those of cross_entropy), which may ignore or honour requires_grad: the backward target's own
+    tests build their graphs from glue ops. When the gradients are wrong, the grader runs the same
+    graph's closures itself, to say whether backward() or the ops are at fault."""
     rng = grade.rng
     x = rng.standard_normal((8, 5))
     params = [
@@ -72,19 +78,43 @@ def test_mlp_cross_entropy(grade):
         rng.standard_normal(3) / 2,
     ]
     y = rng.integers(0, 3, size=8)
+    names = ["x", "w1", "b1", "w2", "b2"]
 
     def forward(ce, x, w1, b1, w2, b2):
         return ce((x @ w1 + b1).relu() @ w2 + b2, y)
 
+    def build():
+        leaves = [grade.leaf(a) for a in [x, *params]]
+        with grade.running("cross_entropy"):
+            return leaves, forward(grade.impl.cross_entropy, *leaves)
+
     answer = grade.oracle.vjp(lambda *ts: forward(lambda logits, y: _ce(logits, _labels(y)), *ts), [x, *params])
-    leaves = [grade.leaf(a) for a in [x, *params]]
-    with grade.running("cross_entropy"):
-        loss = forward(grade.impl.cross_entropy, *leaves)
+    leaves, loss = build()
     grade.check_tensor("cross_entropy", loss)
     grade.expect("cross_entropy", "the loss", loss.data, answer.out)
     with grade.running("Tensor.backward"):
         loss.backward()
-    for name, leaf, grad in zip(["x", "w1", "b1", "w2", "b2"], leaves, answer.grads, strict=True):
+    tolerance = (grade.oracle.oracle.atol, grade.oracle.oracle.rtol)
+
+    def wrong(leaves):
+        return [
+            compare(f"{n}.grad (after loss.backward())", leaf.grad, g, "torch", *tolerance)
+            for n, leaf, g in zip(names, leaves, answer.grads, strict=True)
+        ]
+
+    problems = wrong(leaves)
+    if any(problems):
+        mine, again = build()  # the same graph, run by the grader's own backward pass: are the ops right?
+        with grade.running("cross_entropy"):
+            backprop(again, np.ones(np.shape(again.data)))
+        if not any(wrong(mine)):
+            raise grade.fail(
+                "Tensor.backward",
+                f"{next(p for p in problems if p)}; running the same closures once each, in reverse "
+                "topological order, gives torch's",
+                "run every node's _backward: op outputs are nodes too, whatever their requires_grad says",
+            )
+    for name, leaf, grad in zip(names, leaves, answer.grads, strict=True):
         grade.expect("cross_entropy", f"{name}.grad (after loss.backward())", leaf.grad, grad)
 
 

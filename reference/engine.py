@@ -62,9 +62,11 @@ class Tensor:
     ) -> None:
         """Wrap ``data`` (a number, a nested list, or an ndarray of any dtype) as a tensor.
 
-        ``.data`` is a float64 ndarray, a copy of ``data``; ``.grad`` starts as zeros of the same
-        shape. ``._prev`` holds the tensors this one was computed from, ``_children``: a tuple or a
-        set (order and duplicates do not matter); a leaf's is empty. ``._op`` is a label for the op.
+        ``.data`` is a float64 ndarray with the values of ``data``: a copy, or ``data`` itself when
+        that is a float64 ndarray (``np.asarray`` keeps it, as ``torch.as_tensor`` does: allowed, and
+        reported as a note); ``Tensor(...)`` leaves the array passed in unchanged. ``.grad`` starts
+        as zeros of the same shape. ``._prev`` holds the tensors this one was computed from,
+        ``_children``: a tuple or a set (order and duplicates do not matter); a leaf's is empty. ``._op`` is a label for the op.
         ``._backward`` is a no-argument closure that pushes ``self.grad`` into the children's
         ``.grad``; a leaf's does nothing. ``requires_grad`` may be ignored, as here (every tensor
         gets a gradient), or honoured as torch does (an op's output needs a gradient when an input
@@ -94,8 +96,12 @@ class Tensor:
     def __add__(self, other: Any) -> Tensor:
         """``self + other``, elementwise, with NumPy broadcasting.
 
-        ``other`` is a Tensor, a Python number or an ndarray, on either side (``2 + x`` reaches
-        here through ``__radd__``); ``a - b`` is ``a + (-b)``. Like every op, its ``_backward``
+        ``other`` is a Tensor, a Python number or an ndarray on the right, and a Python number on
+        the left (``2 + x`` reaches here through ``__radd__``); ``a - b`` is ``a + (-b)``. An
+        ndarray on the left (``arr + x``, ``arr - x``, ``arr * x``, ``arr / x``) and ``2 / x`` are
+        graded only where the file supports them: ``arr + x`` reaches ``__radd__`` only in a class
+        that sets ``__array_ufunc__ = None`` (as here), and ``2 / x`` needs ``__rtruediv__``;
+        without them, the grader gives a note instead of grading them. Like every op, its ``_backward``
         adds (``+=``) into each input's ``.grad``, since an input may get gradient through other
         paths too, and each input's share is summed back to the input's own shape.
         Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
@@ -114,8 +120,8 @@ class Tensor:
     def __mul__(self, other: Any) -> Tensor:
         """``self * other``, elementwise, with NumPy broadcasting.
 
-        ``other`` is a Tensor, a Python number or an ndarray, on either side; ``-x`` is
-        ``x * -1``. Its ``_backward`` adds (``+=``) into each input's ``.grad``, each share summed
+        ``other`` is a Tensor, a Python number or an ndarray on the right, and a Python number on
+        the left (an ndarray on the left as for ``__add__``); ``-x`` is ``x * -1``. Its ``_backward`` adds (``+=``) into each input's ``.grad``, each share summed
         back to the input's own shape.
         Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """

@@ -2,8 +2,13 @@
 
 The alternatives keep to the contract's minimum where it is narrow (``transpose`` takes separate
 ints only; ``@`` takes two Tensors only) and use the freedom it leaves (``_prev`` a set,
-``requires_grad`` honoured, ``__slots__``): the tests below check that they still do, so that
+``requires_grad`` honoured, ``__slots__``; the book's habits: an aliasing ``__init__``, no
+``__array_ufunc__``, no ``__rtruediv__``): the tests below check that they still do, so that
 "an engine that does no more than the contract passes" stays a claim these engines back.
+
+An engine may declare ``KNOWN_BUG = (line, fixed line)``: one real bug it keeps on purpose (the
+book's). It is graded as it is by a test of its own, which names what must fail, and fixed
+(that one line replaced) by every test here that asks an engine to pass.
 """
 
 import importlib.util
@@ -13,6 +18,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from grader import notes, reflected
 from grader.run import grade_file
 from tests.support import CATALOG
 
@@ -27,7 +33,9 @@ STYLES = {
     "micrograd_style",
     "torch_style",
     "slots",
+    "book_habits",
 }
+BOOK = "book_habits"
 
 
 def load(path: Path) -> ModuleType:
@@ -43,6 +51,20 @@ def by_stem(stem: str) -> Path:
     return next(p for p in ALTERNATIVES if p.stem == stem)
 
 
+def fixed(path: Path, tmp_path: Path) -> Path:
+    """The engine with its ``KNOWN_BUG`` line fixed, written in ``tmp_path``; one without it, as it is."""
+    bug = getattr(load(path), "KNOWN_BUG", None)
+    if bug is None:
+        return path
+    line, fix = bug
+    text = path.read_text(encoding="utf-8")
+    assert text.count(line) == 2, f"{path.name}: its KNOWN_BUG line, once in the marker and once in the code"
+    code = text.index(line, text.index(line) + 1)
+    copy = tmp_path / path.name
+    copy.write_text(text[:code] + fix + text[code + len(line) :], encoding="utf-8")
+    return copy
+
+
 def test_every_style_is_there():
     assert {p.stem for p in ALTERNATIVES} >= STYLES
     for path in ALTERNATIVES:
@@ -50,8 +72,8 @@ def test_every_style_is_there():
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
-def test_alternative_passes_every_target(path, warm_runner):
-    result = grade_file(path, CATALOG.targets, runner=warm_runner)
+def test_alternative_passes_every_target(path, warm_runner, tmp_path):
+    result = grade_file(fixed(path, tmp_path), CATALOG.targets, runner=warm_runner)
     failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
     assert result.passed, failing
 
@@ -96,19 +118,87 @@ def test_alternative_matmul_takes_tensors_only(path):
     assert np.array_equal((t @ engine.Tensor(w, requires_grad=True)).data, a @ w)
     with pytest.raises(TypeError):
         t @ w  # noqa: B018 - the expression is the test
-    with pytest.raises(TypeError):
-        w.T @ engine.Tensor(a.T, requires_grad=True)  # noqa: B018
+    if reflected.ndarray_on_the_left(engine.Tensor):  # else `w.T @ t` is NumPy's, as `arr + t` is
+        with pytest.raises(TypeError):
+            w.T @ engine.Tensor(a.T, requires_grad=True)  # noqa: B018
+    else:
+        assert path.stem == BOOK, f"{path.stem}: an ndarray on the left is graded only where the class opts in"
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
 def test_alternative_still_takes_ndarrays_where_the_contract_does(path):
-    """``+ - * /`` do take an ndarray on either side: the narrow ``@`` must not have narrowed them."""
+    """``+ - * /`` take an ndarray on the right, and on the left where the class opts in (all but the
+    book's habits do): the narrow ``@`` must not have narrowed them."""
     engine = load(path)
     c = np.array([[1.0, 2.0, 4.0]])
     t = engine.Tensor(np.full((2, 3), 2.0), requires_grad=True)
-    for out, expected in [(t + c, 2 + c), (c - t, c - 2), (t * c, 2 * c), (c / t, c / 2)]:
-        assert isinstance(out, engine.Tensor)
-        assert np.array_equal(out.data, np.broadcast_to(expected, (2, 3)))
+    cases = [
+        ("tensor", "+", lambda: t + c, 2 + c),
+        ("tensor", "/", lambda: t / c, 2 / c),
+        ("number", "-", lambda: 3.0 - t, np.full((2, 3), 1.0)),
+        ("number", "/", lambda: 3.0 / t, np.full((2, 3), 1.5)),
+        ("ndarray", "-", lambda: c - t, c - 2),
+        ("ndarray", "*", lambda: c * t, 2 * c),
+        ("ndarray", "/", lambda: c / t, c / 2),
+    ]
+    for left, op, out, expected in cases:
+        if reflected.ungraded(engine.Tensor, left, op) is not None:
+            assert path.stem == BOOK, f"{path.stem}: {left} {op} t is not supported"
+            continue
+        result = out()
+        assert isinstance(result, engine.Tensor), (left, op)
+        assert np.array_equal(result.data, np.broadcast_to(expected, (2, 3)))
+
+
+# ------------------------------------------------------------------ the book's habits
+
+
+def test_book_habits_keeps_them():
+    """What makes the engine the book's: each habit, checked, so that the grading below is of them."""
+    engine = load(by_stem(BOOK))
+    a = np.arange(3.0)
+    t = engine.Tensor(a, requires_grad=True)
+    assert t.data is a or np.shares_memory(t.data, a), "__init__ keeps a float64 array (np.asarray)"
+    assert isinstance(engine.Tensor([1.0], _children=[t])._prev, tuple)
+    with pytest.raises(AssertionError):
+        (t * 2.0).backward()  # a root of 3 elements: the book's assert
+    assert not hasattr(engine.Tensor, "__array_ufunc__") and not hasattr(engine.Tensor, "__rtruediv__")
+    assert type(a + t) is np.ndarray  # NumPy's own, element by element
+    with pytest.raises(TypeError):
+        2.0 / t  # noqa: B018
+    assert reflected.ungraded(engine.Tensor, "ndarray", "+") == reflected.NO_NDARRAY_LEFT
+    assert reflected.ungraded(engine.Tensor, "number", "/") == reflected.NO_RTRUEDIV
+    assert reflected.ungraded(engine.Tensor, "number", "-") is None  # __rsub__: always graded
+
+
+def _negative(case: str) -> bool:
+    """Whether a transpose case has a negative axis: ``negative-swap``, ``3d--2,2,0``."""
+    if case.startswith("negative"):
+        return True
+    _, _, args = case.partition("d-")
+    return any(int(a) < 0 for a in args.split(",") if a)
+
+
+def test_book_habits_fails_softmax_only_on_negative_axes(warm_runner):
+    """Graded as it is, the book's habits pass every core target but softmax, which fails only on
+    transpose's negative-axis cases, with the hint that names the bug; the habits themselves are
+    notes. (Fixed, it passes every target: test_alternative_passes_every_target.)"""
+    path = by_stem(BOOK)
+    line, fix = load(path).KNOWN_BUG
+    assert path.read_text(encoding="utf-8").count(line) == 2 and "\n" not in line + fix  # one line, fixed by one
+    result = grade_file(path, CATALOG.targets, runner=warm_runner)
+    assert [t.target for t in result.targets if not t.passed] == ["softmax"]
+    softmax = result.get("softmax")
+    assert softmax.failed == len(softmax.failures) >= 2 and softmax.not_run == 0
+    for failure in softmax.failures:
+        assert failure.test.startswith("test_softmax.py::test_op_transpose"), failure.test
+        assert failure.symbol == "Tensor.transpose" and _negative(failure.case or ""), failure.message
+        assert failure.hint is not None and failure.hint.startswith("turn negative axes positive first"), failure.hint
+    assert {
+        "test_softmax.py::test_op_transpose[negative-axes]",
+        "test_softmax.py::test_op_transpose[negative-swap]",
+    } <= {f.test for f in softmax.failures}
+    assert set(result.notes) == {notes.ALIAS, reflected.NO_NDARRAY_LEFT, reflected.NO_RTRUEDIV}
 
 
 # ------------------------------------------------------------------ the freedoms the contract leaves

@@ -26,7 +26,10 @@ def test_catalogue_is_large_and_covers_every_symbol():
     for target in CATALOG.targets:  # the core: at least 4 bugs each, every symbol covered
         mine = [m for m in MUTANTS if m.target == target.id]
         assert len(mine) >= 4, target.id
-        assert {m.symbol for m in mine} == set(target.symbols), target.id
+        # A bug of a symbol that only a later target's tests can see (backward's, through the engine's own
+        # ops: cross-entropy's MLP) is that target's, if the target needs the symbol's target.
+        needed = {s for t in target.needs for s in CATALOG.get(t).symbols}
+        assert set(target.symbols) <= {m.symbol for m in mine} <= set(target.symbols) | needed, target.id
     for target in CATALOG.extensions:  # the follow-ups: at least 3 each
         mine = [m for m in MUTANTS if m.target == target.id]
         assert len(mine) >= 3, target.id
