@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from grader.catalog import Catalog, Target
-from grader.compare import article, backprop, compare, diagnose
+from grader.compare import TestTimeout, article, backprop, compare, diagnose
 from grader.oracle import Answer, OracleView
 from grader.probes import culprits
 from reference import load_engine
@@ -64,16 +64,6 @@ class GradeFailure(AssertionError):
         """The parts, as the grader's report carries them (grader/run.py reads them into a Failure)."""
         parts = {name: getattr(self, name) for name in ("symbol", "case", "text", "hint", "location", "notes")}
         return {name: list(value) if isinstance(value, tuple) else value for name, value in parts.items()}
-
-
-class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
-    """Raised into the user's code when a test runs past its time limit.
-
-    A BaseException, so that a solution's ``except Exception`` cannot swallow it.
-    """
-
-    __test__ = False  # not a pytest test class
-    limit: float = 0.0
 
 
 # ------------------------------------------------------------------------------ attribution
@@ -207,9 +197,9 @@ class Grading:
         __tracebackhide__ = True
         try:
             yield
-        except GradeFailure:
+        except (GradeFailure, KeyboardInterrupt):
             raise
-        except (Exception, SystemExit, TestTimeout) as exc:
+        except BaseException as exc:  # noqa: BLE001 - any exception of the user's, TestTimeout included
             raise self.verdict(symbol, exc, hint) from None
 
     def verdict(self, symbol: str, exc: BaseException, hint: str | None = None) -> GradeFailure:
@@ -224,14 +214,17 @@ class Grading:
     def expect_refusal(self, symbol: str, call: Callable[[], Any], accepted: str, hint: str | None = None) -> None:
         """Fail unless ``call()`` raises an error: ``accepted`` says what it let through without one.
 
-        Any Exception is a refusal but NotImplementedError, which says the code is not written yet
-        (that is the verdict then)."""
+        Any exception is a refusal (a ``BaseException`` of the user's own too) but NotImplementedError,
+        which says the code is not written yet, and the stops that are not refusals: ``SystemExit``
+        and the grader's ``TestTimeout`` (the verdict then), ``KeyboardInterrupt`` (the grading stops)."""
         __tracebackhide__ = True
         try:
             call()
-        except NotImplementedError as exc:
+        except (GradeFailure, KeyboardInterrupt):
+            raise
+        except (NotImplementedError, SystemExit, TestTimeout) as exc:
             raise self.verdict(symbol, exc) from None
-        except Exception:
+        except BaseException:  # noqa: BLE001 - a refusal, whatever its class
             return
         raise self.fail(symbol, accepted, hint)
 

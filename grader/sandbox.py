@@ -189,7 +189,9 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
-    except (Exception, SystemExit, TestTimeout) as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - whatever the user's import raised, TestTimeout included
         text, location = blame.describe(exc, "the module")
         return GradeFailure(
             f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout)
