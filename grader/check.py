@@ -66,6 +66,51 @@ class GradeFailure(AssertionError):
         return {name: list(value) if isinstance(value, tuple) else value for name, value in parts.items()}
 
 
+NODE_ATTRIBUTES = ("data", "grad", "_prev", "_op", "_backward")
+"""What ``Tensor.__init__`` sets on every tensor (the contract's INIT_* clauses)."""
+
+INIT_PROBES: tuple[tuple[str, Any], ...] = (
+    ("2", 2),
+    ("2.5", 2.5),
+    ("[[1, 2], [3, 4]]", [[1, 2], [3, 4]]),
+    ("np.arange(3)", np.arange(3)),
+    ("np.arange(3, dtype=np.float32)", np.arange(3, dtype=np.float32)),
+    ("np.ones((2, 3))", np.ones((2, 3))),
+)
+"""Data ``Tensor.__init__`` is probed with when a check fails: numbers, int lists, int and float32 arrays."""
+
+
+def node_problem(t: Any) -> str | None:
+    """What is wrong with a tensor as ``Tensor.__init__`` left it, in words naming it: a contract
+    attribute it does not set, or a ``.grad`` that is not a float64 ndarray of ``.data``'s shape."""
+    for name in NODE_ATTRIBUTES:
+        try:
+            getattr(t, name)
+        except AttributeError:
+            return f"Tensor.__init__ sets no .{name}"
+    grad = t.grad
+    if not isinstance(grad, np.ndarray):
+        return f"Tensor.__init__ leaves .grad {'None' if grad is None else article(type(grad).__name__)}"
+    if grad.dtype != np.float64:
+        return f"Tensor.__init__ makes .grad an array of {grad.dtype}, not float64"
+    if grad.shape != np.shape(t.data):
+        return f"Tensor.__init__ makes .grad of shape {grad.shape}, not .data's {np.shape(t.data)}"
+    return None
+
+
+NODE_HINT = (
+    "__init__ sets .data (float64), .grad = np.zeros(self.data.shape) (float64, whatever data's dtype),"
+    " ._prev, ._op and ._backward on every tensor"
+)
+
+DERIVED = {
+    "Tensor.__add__": ("Tensor.__sub__", "Tensor.__rsub__", "Tensor.__neg__"),
+    "Tensor.__pow__": ("Tensor.__truediv__", "Tensor.__rtruediv__"),
+}
+"""The ops graded through a primitive (``a - b`` is ``a + (-b)``, ``x / y`` is ``x * y ** -1``), and that
+primitive: when the file's own derived op ran (and failed), it is named instead."""
+
+
 # ------------------------------------------------------------------------------ attribution
 
 
@@ -103,7 +148,9 @@ class Blame:
             return None
         init, caller = user[-1], user[-2]
         cls = type(init.f_locals.get("self"))
-        for name in init.f_code.co_varnames[: init.f_code.co_argcount]:
+        names = init.f_code.co_varnames[: init.f_code.co_argcount]
+        # NOTE: only the children argument holds children: list *data* (a delegating __init__) is data.
+        for name in [n for n in names if "child" in n.lower() or n.lower().strip("_") in ("prev", "parents")]:
             value = init.f_locals.get(name)
             if isinstance(value, (tuple, list, set)):
                 strangers = [type(v).__name__ for v in value if not isinstance(v, cls)]
@@ -129,7 +176,7 @@ class Blame:
             else:
                 text = f"this needs {named}, which is not written yet"
         else:
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            detail = _said(exc)
             if len(detail) > 300:
                 detail = detail[:300] + "..."
             kind = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
@@ -140,6 +187,10 @@ class Blame:
                 text += " (recursion too deep: use an explicit stack instead of recursion)"
             if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), ModuleType):
                 text = f"your file defines no {exc.name} (docs/contract.md lists what a solution defines)"
+            elif isinstance(exc, AttributeError) and getattr(exc, "name", None) in NODE_ATTRIBUTES:
+                owner_name = type(getattr(exc, "obj", None)).__name__
+                if owner_name == "Tensor":
+                    text = f"Tensor.__init__ sets no .{exc.name} (raised AttributeError in {culprit})"
             if foreign is not None:
                 text += (
                     f" ({culprit} passed {article(foreign[1])} among the children of Tensor(...):"
@@ -153,6 +204,15 @@ class Blame:
             for qualname, lineno, filename in (frames[-1:] if isinstance(exc, RecursionError) else frames[-3:])
         ]
         return text, location
+
+
+def _said(exc: BaseException) -> str:
+    """The first line of what ``exc`` says; "" when it says nothing, or its ``__str__`` itself fails."""
+    try:
+        text = str(exc).strip()
+    except BaseException:  # noqa: BLE001 - the user's __str__, broken: the class name is all we say
+        return ""
+    return text.splitlines()[0] if text else ""
 
 
 # ------------------------------------------------------------------------------ the per-test helper
@@ -175,8 +235,41 @@ class Grading:
     def fail(
         self, symbol: str, text: str, hint: str | None = None, location: Sequence[str] = (), notes: Sequence[str] = ()
     ) -> GradeFailure:
-        """The verdict of ``symbol`` on this case (to raise)."""
+        """The verdict of ``symbol`` on this case (to raise). When ``Tensor.__init__`` leaves tensors
+        broken (an attribute missing, a ``.grad`` that is not float64 zeros of the data's shape), the
+        failure names it, with what it left, and what ``symbol`` then did."""
+        if symbol != "Tensor.__init__":
+            found = self.init_problem()
+            if found is not None:
+                owner = self.blame.catalog.owner("Tensor.__init__")
+                where = (
+                    f" (target {owner.id})" if owner and self.blame.target and owner.id != self.blame.target.id else ""
+                )
+                text = f"{found}{where}, and {symbol} then failed: {text}"
+                return GradeFailure(text, "Tensor.__init__", self.case, NODE_HINT, location, notes)
         return GradeFailure(text, symbol, self.case, hint, location, notes)
+
+    def init_problem(self) -> str | None:
+        """What ``Tensor.__init__`` gets wrong on the probe data (INIT_PROBES), or None."""
+        for shown, data in INIT_PROBES:
+            try:
+                t = self.Tensor(data)
+            except (KeyboardInterrupt, TestTimeout):
+                raise
+            except BaseException:  # noqa: BLE001 - refusing some data is another test's verdict
+                continue
+            problem = node_problem(t)
+            if problem is not None:
+                return f"{problem} (for Tensor({shown}))"
+        return None
+
+    def check_node(self, t: Any) -> None:
+        """Fail, naming ``Tensor.__init__``, unless ``t`` has every contract attribute and a float64
+        ``.grad`` of its data's shape."""
+        __tracebackhide__ = True
+        problem = node_problem(t)
+        if problem is not None:
+            raise GradeFailure(problem, "Tensor.__init__", self.case, NODE_HINT)
 
     def dependency_notes(self) -> list[str]:
         """Probe the targets this test's target needs; name the ones that are wrong too."""
@@ -192,20 +285,31 @@ class Grading:
         return notes
 
     @contextmanager
-    def running(self, symbol: str, hint: str | None = None) -> Iterator[None]:
-        """Run the user's code; an exception becomes a verdict naming the symbol and the user's line."""
+    def running(self, symbol: str, hint: str | None = None, closure_hint: bool = False) -> Iterator[None]:
+        """Run the user's code; an exception becomes a verdict naming the symbol and the user's line.
+
+        ``hint`` goes with the verdict; with ``closure_hint`` only when ``symbol``'s own closure raised."""
         __tracebackhide__ = True
         try:
             yield
         except (GradeFailure, KeyboardInterrupt):
             raise
         except BaseException as exc:  # noqa: BLE001 - any exception of the user's, TestTimeout included
-            raise self.verdict(symbol, exc, hint) from None
+            raise self.verdict(symbol, exc, hint, closure_hint) from None
 
-    def verdict(self, symbol: str, exc: BaseException, hint: str | None = None) -> GradeFailure:
+    def verdict(
+        self, symbol: str, exc: BaseException, hint: str | None = None, closure_hint: bool = False
+    ) -> GradeFailure:
         """What an exception raised in the user's code says, as the verdict of ``symbol``."""
         # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
         quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
+        frames = self.blame.user_frames(exc.__traceback__)
+        if closure_hint and not (
+            frames and ".<locals>." in frames[-1][0] and self.blame.symbol_of(frames[-1][0]) == symbol
+        ):
+            hint = None  # a case's gradient hint explains its op's closure, not an error raised anywhere else
+        if frames and self.blame.symbol_of(frames[-1][0]) in DERIVED.get(symbol, ()):
+            symbol = self.blame.symbol_of(frames[-1][0])  # the file's own - or /, not the primitive, ran
         text, location = self.blame.describe(exc, symbol)
         failure = self.fail(symbol, text, None if quiet else hint, location)
         failure.timed_out = isinstance(exc, TestTimeout)
@@ -249,7 +353,9 @@ class Grading:
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
         """A leaf tensor of the user's class; ``symbol`` is the check it is made for."""
         with self.running(symbol):
-            return self.Tensor(np.array(x), requires_grad=True)
+            t = self.Tensor(np.array(x), requires_grad=True)
+        self.check_node(t)
+        return t
 
     def vjp(
         self,
@@ -279,19 +385,30 @@ class Grading:
         )
         leaves = [self.leaf(x, symbol) for x in arrays]
         inputs_before = [np.array(leaf.data, copy=True) for leaf in leaves]
-        with self.running(symbol, hint):
+        # NOTE: ``hint`` is about the gradient: it explains a mismatch of values, or an error raised in
+        # the op's own closure; never one raised computing the value, nor in another function.
+        with self.running(symbol):
             out = ours(*leaves)
         self.check_tensor(symbol, out)
+        symbol = self.ran(symbol, out)
         self.expect(symbol, "the value", out.data, answer.out, hint)
         self.check_intact(symbol, names, leaves, inputs_before, "the op")
         value = np.array(out.data, copy=True)
-        self.run_backward(symbol, out, answer.cotangent, hint)
+        self.run_backward(symbol, out, answer.cotangent, hint, closure_hint=True)
         self.check_intact(symbol, names, leaves, inputs_before, "backward")
         self.expect(symbol, "the value after backward", out.data, value, source="the value before")
         for name, leaf, grad in zip(names, leaves, answer.grads, strict=False):
             self.expect(symbol, f"{name}.grad", leaf.grad, grad, hint, out_shape=answer.out.shape)
             self.check_grad(symbol, name, leaf, leaves)
         return answer
+
+    def ran(self, symbol: str, out: Any) -> str:
+        """``symbol``, or the file's own derived op (DERIVED) when its closure made ``out``."""
+        code = getattr(getattr(out, "_backward", None), "__code__", None)
+        if code is None or Path(code.co_filename).resolve() != self.blame.impl_path:
+            return symbol
+        made_by = self.blame.symbol_of(code.co_qualname)
+        return made_by if made_by in DERIVED.get(symbol, ()) else symbol
 
     def check_intact(
         self, symbol: str, names: Sequence[str], leaves: Sequence[Any], before: Sequence[np.ndarray], when: str
@@ -340,10 +457,12 @@ class Grading:
         if not isinstance(out, self.Tensor):
             raise self.fail(symbol, f"returned {type(out).__name__}, not a Tensor")
 
-    def run_backward(self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None) -> None:
+    def run_backward(
+        self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None, closure_hint: bool = False
+    ) -> None:
         """The grader's own backward pass over ``_prev``: seed ``out.grad``, run each ``_backward`` once."""
         __tracebackhide__ = True
-        with self.running(symbol, hint):
+        with self.running(symbol, hint, closure_hint):
             backprop(out, cotangent)
 
 

@@ -44,6 +44,18 @@ def compare(
     """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
 
     ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
+    Whatever ``np.seterr`` the user's code set, no floating-point error is raised here.
+    """
+    with np.errstate(all="ignore"):
+        return _compare(name, ours, expected, source, atol, rtol)
+
+
+def _compare(
+    name: str, ours: Any, expected: np.ndarray, source: str = "torch", atol: float = ATOL, rtol: float = RTOL
+) -> str | None:
+    """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
+
+    ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
     """
     if ours is None:
         return f"{name} is None, where {source}'s is an array of shape {expected.shape}"
@@ -81,6 +93,13 @@ def diagnose(
     name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None, symbol: str = ""
 ) -> str | None:
     """A hint for the classic mistakes that show in the numbers themselves; None rather than a guess."""
+    with np.errstate(all="ignore"):
+        return _diagnose(name, ours, expected, out_shape, symbol)
+
+
+def _diagnose(
+    name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None, symbol: str = ""
+) -> str | None:
     if ours is None:
         return (
             "every tensor the grader needs a gradient of is built with requires_grad=True (op outputs from such"

@@ -139,15 +139,25 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     stopped = [f"{t} ({_TIMED_OUT[t]})" for t in _targets_of(item) if t in _TIMED_OUT]
     if stopped:
         raise NotRun(f"an earlier test of {', '.join(stopped)} ran past its time limit")
-    with bounded_output(item, "setup"), time_limit(item.config.getoption("test_timeout")):
+    with bounded_output(item, "setup"), numpy_errors(), time_limit(item.config.getoption("test_timeout")):
         return (yield)
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     batched = batch.PARAM in getattr(getattr(item, "callspec", None), "params", {})  # each case is timed instead
-    with bounded_output(item, "call"), time_limit(0 if batched else item.config.getoption("test_timeout")):
+    with (
+        bounded_output(item, "call"),
+        numpy_errors(),
+        time_limit(0 if batched else item.config.getoption("test_timeout")),
+    ):
         return (yield)
+
+
+def numpy_errors() -> Any:
+    """NumPy's default floating-point error handling, for each phase of each test: the user's
+    ``np.seterr`` (at import, or in an earlier test) does not reach the grader's own NumPy code."""
+    return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")
 
 
 _TIMED_OUT: dict[str, str] = {}

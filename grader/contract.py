@@ -26,7 +26,7 @@ GRAD_UNCHANGED = "``grad`` is a float64 array, and is left unchanged"
 
 # ---------------------------------------------------------------------------- backward
 INIT_DATA = "``.data`` is a float64 ndarray, a copy of ``data``"
-INIT_GRAD = "``.grad`` starts as zeros of the same shape"
+INIT_GRAD = "``.grad`` starts as float64 zeros of the same shape"
 INIT_PREV = "``._prev`` holds the tensors this one was computed from, ``_children``: a tuple or a set"
 LEAF_PREV = "a leaf's is empty"
 INIT_OP = "``._op`` is a label for the op"

@@ -62,9 +62,10 @@ class Tensor:
     ) -> None:
         """Wrap ``data`` (a number, a nested list, or an ndarray of any dtype) as a tensor.
 
-        ``.data`` is a float64 ndarray, a copy of ``data``; ``.grad`` starts as zeros of the same
-        shape. ``._prev`` holds the tensors this one was computed from, ``_children``: a tuple or a
-        set (order and duplicates do not matter); a leaf's is empty. ``._op`` is a label for the op.
+        ``.data`` is a float64 ndarray, a copy of ``data``; ``.grad`` starts as float64 zeros of
+        the same shape (whatever ``data``'s dtype). ``._prev`` holds the tensors this one was
+        computed from, ``_children``: a tuple or a set (order and duplicates do not matter); a
+        leaf's is empty. ``._op`` is a label for the op.
         ``._backward`` is a no-argument closure that pushes ``self.grad`` into the children's
         ``.grad``; a leaf's does nothing. ``requires_grad`` may be ignored, as here (every tensor
         gets a gradient), or honoured as torch does (an op's output needs a gradient when an input
