@@ -314,3 +314,12 @@ def test_an_exception_whose_str_raises_gets_a_normal_verdict(tmp_path, warm_runn
     _, failures = _failures(path, ["unary"], warm_runner)
     tanh = [f for f in failures if f.symbol == "Tensor.tanh"]
     assert tanh and tanh[0].text.startswith("raised Mute")
+
+
+@pytest.mark.parametrize("fd", [1, 2])
+def test_closing_a_standard_fd_inside_an_op_gets_a_normal_verdict(tmp_path, warm_runner, fd):
+    line = '        out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")\n'
+    path = _engine(tmp_path, (line, f"        import os\n\n        os.close({fd})\n" + line))
+    result, failures = _failures(path, ["unary", "softmax"], warm_runner)
+    assert all(t.tests > 0 and not t.not_run for t in result.targets)
+    assert failures and all("Tensor.tanh" in f.message for f in failures)
