@@ -95,6 +95,8 @@ def node_problem(t: Any) -> str | None:
         return f"Tensor.__init__ makes .grad an array of {grad.dtype}, not float64"
     if grad.shape != np.shape(t.data):
         return f"Tensor.__init__ makes .grad of shape {grad.shape}, not .data's {np.shape(t.data)}"
+    if isinstance(t.data, np.ndarray) and np.may_share_memory(grad, t.data) and np.shares_memory(grad, t.data):
+        return "Tensor.__init__ makes .grad share its memory with .data (a gradient is an array of its own)"
     return None
 
 

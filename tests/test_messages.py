@@ -191,6 +191,17 @@ def test_a_grad_init_left_wrong_is_named_with_what_it_is(tmp_path, warm_runner, 
     assert any(said in f.text for f in failures if f.test.startswith("test_arith.py")), failures[0].message
 
 
+def test_a_grad_that_is_the_data_is_named_before_anything_writes_into_it(tmp_path, warm_runner):
+    """The grader writes into .grad in place: a .grad that is .data would have its data changed, and the
+    failure would blame an op; __init__ is named instead."""
+    path = _engine(
+        tmp_path, (INIT_GRAD_LINE, "        self.grad = self.data\n        self.requires_grad = requires_grad\n")
+    )
+    _, failures = _failures(path, ["arith"], warm_runner)
+    assert failures and all(f.symbol == "Tensor.__init__" for f in failures)
+    assert "share its memory with .data" in failures[0].text
+
+
 def test_a_float32_grad_is_named_by_the_init_tests(tmp_path, warm_runner):
     """.grad zeros of float32 data (made before the conversion): the generated dtypes of test_init catch it."""
     path = _engine(
