@@ -8,19 +8,18 @@ line, with the symbol they came from; when that symbol belongs to another target
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from grader.catalog import Catalog, Target
-from grader.compare import article, backprop, compare, diagnose
+from grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem
+from grader.compare import TestTimeout, backprop, compare, diagnose
 from grader.oracle import Answer, OracleView
 from grader.probes import culprits
 from reference import load_engine
@@ -66,105 +65,6 @@ class GradeFailure(AssertionError):
         return {name: list(value) if isinstance(value, tuple) else value for name, value in parts.items()}
 
 
-class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
-    """Raised into the user's code when a test runs past its time limit.
-
-    A BaseException, so that a solution's ``except Exception`` cannot swallow it.
-    """
-
-    __test__ = False  # not a pytest test class
-    limit: float = 0.0
-
-
-# ------------------------------------------------------------------------------ attribution
-
-
-@dataclass
-class Blame:
-    """Maps the user's code back to catalog symbols, for messages that name the culprit."""
-
-    impl_path: Path
-    catalog: Catalog
-    target: Target | None = None
-    """The target of the test being run."""
-
-    def symbol_of(self, qualname: str) -> str:
-        # "Tensor.__mul__.<locals>._backward" -> "Tensor.__mul__"
-        return qualname.split(".<locals>")[0]
-
-    def user_frames(self, tb: TracebackType | None) -> list[tuple[str, int, str]]:
-        frames = []
-        while tb is not None:
-            code = tb.tb_frame.f_code
-            if Path(code.co_filename).resolve() == self.impl_path:
-                frames.append((code.co_qualname, tb.tb_lineno, code.co_filename))
-            tb = tb.tb_next
-        return frames
-
-    def foreign_child(self, tb: TracebackType | None) -> tuple[str, str] | None:
-        """When the user's ``Tensor.__init__`` failed on children that are not Tensors, passed by one
-        of the user's ops: that op (the fix belongs there) and what it passed."""
-        user = []
-        while tb is not None:
-            if Path(tb.tb_frame.f_code.co_filename).resolve() == self.impl_path:
-                user.append(tb.tb_frame)
-            tb = tb.tb_next
-        if len(user) < 2 or user[-1].f_code.co_name != "__init__":
-            return None
-        init, caller = user[-1], user[-2]
-        cls = type(init.f_locals.get("self"))
-        for name in init.f_code.co_varnames[: init.f_code.co_argcount]:
-            value = init.f_locals.get(name)
-            if isinstance(value, (tuple, list, set)):
-                strangers = [type(v).__name__ for v in value if not isinstance(v, cls)]
-                if strangers and caller.f_code.co_qualname != init.f_code.co_qualname:
-                    return self.symbol_of(caller.f_code.co_qualname), strangers[0]
-        return None
-
-    def describe(self, exc: BaseException, symbol: str) -> tuple[str, list[str]]:
-        """What an exception raised in the user's code says: the verdict's text, and the user's lines it
-        went through (``engine.py:12 in Tensor.__mul__: ...``), the last ones."""
-        frames = self.user_frames(exc.__traceback__)
-        culprit = self.symbol_of(frames[-1][0]) if frames else symbol
-        foreign = self.foreign_child(exc.__traceback__)
-        if foreign is not None:  # the constructor is fine; the op handed it a child that is not a Tensor
-            culprit = foreign[0]
-        # A symbol can be drilled by more than one target (Tensor.backward): the current one first.
-        owner = self.target if self.target and culprit in self.target.symbols else self.catalog.owner(culprit)
-        elsewhere = owner is not None and self.target is not None and owner.id != self.target.id
-        named = f"{culprit} (target {owner.id})" if elsewhere and owner else culprit
-        if isinstance(exc, NotImplementedError):
-            if culprit == symbol and not elsewhere:
-                text = f"{symbol} is not written yet (it raises NotImplementedError)"
-            else:
-                text = f"this needs {named}, which is not written yet"
-        else:
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            if len(detail) > 300:
-                detail = detail[:300] + "..."
-            kind = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-            text = f"raised {kind}" + (f" in {named}" if culprit != symbol or elsewhere else "")
-            if elsewhere:
-                text += f"; fix {culprit} first"
-            if isinstance(exc, RecursionError):
-                text += " (recursion too deep: use an explicit stack instead of recursion)"
-            if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), ModuleType):
-                text = f"your file defines no {exc.name} (docs/contract.md lists what a solution defines)"
-            if foreign is not None:
-                text += (
-                    f" ({culprit} passed {article(foreign[1])} among the children of Tensor(...):"
-                    " wrap a number or an ndarray operand with _as_tensor first)"
-                )
-        if isinstance(exc, TestTimeout):
-            stopped = f" in {named}" if frames else ""
-            text = f"took longer than {exc.limit:g} s and was stopped{stopped}: an infinite loop?"
-        location = [
-            f"{Path(filename).name}:{lineno} in {qualname}: {linecache.getline(filename, lineno).strip()}"
-            for qualname, lineno, filename in (frames[-1:] if isinstance(exc, RecursionError) else frames[-3:])
-        ]
-        return text, location
-
-
 # ------------------------------------------------------------------------------ the per-test helper
 
 
@@ -185,8 +85,41 @@ class Grading:
     def fail(
         self, symbol: str, text: str, hint: str | None = None, location: Sequence[str] = (), notes: Sequence[str] = ()
     ) -> GradeFailure:
-        """The verdict of ``symbol`` on this case (to raise)."""
+        """The verdict of ``symbol`` on this case (to raise). When ``Tensor.__init__`` leaves tensors
+        broken (an attribute missing, a ``.grad`` that is not float64 zeros of the data's shape), the
+        failure names it, with what it left, and what ``symbol`` then did."""
+        if symbol != "Tensor.__init__":
+            found = self.init_problem()
+            if found is not None:
+                owner = self.blame.catalog.owner("Tensor.__init__")
+                where = (
+                    f" (target {owner.id})" if owner and self.blame.target and owner.id != self.blame.target.id else ""
+                )
+                text = f"{found}{where}, and {symbol} then failed: {text}"
+                return GradeFailure(text, "Tensor.__init__", self.case, NODE_HINT, location, notes)
         return GradeFailure(text, symbol, self.case, hint, location, notes)
+
+    def init_problem(self) -> str | None:
+        """What ``Tensor.__init__`` gets wrong on the probe data (INIT_PROBES), or None."""
+        for shown, data in INIT_PROBES:
+            try:
+                t = self.Tensor(data)
+            except (KeyboardInterrupt, TestTimeout):
+                raise
+            except BaseException:  # noqa: BLE001 - refusing some data is another test's verdict
+                continue
+            problem = node_problem(t)
+            if problem is not None:
+                return f"{problem} (for Tensor({shown}))"
+        return None
+
+    def check_node(self, t: Any) -> None:
+        """Fail, naming ``Tensor.__init__``, unless ``t`` has every contract attribute and a float64
+        ``.grad`` of its data's shape."""
+        __tracebackhide__ = True
+        problem = node_problem(t)
+        if problem is not None:
+            raise GradeFailure(problem, "Tensor.__init__", self.case, NODE_HINT)
 
     def dependency_notes(self) -> list[str]:
         """Probe the targets this test's target needs; name the ones that are wrong too."""
@@ -202,20 +135,31 @@ class Grading:
         return notes
 
     @contextmanager
-    def running(self, symbol: str, hint: str | None = None) -> Iterator[None]:
-        """Run the user's code; an exception becomes a verdict naming the symbol and the user's line."""
+    def running(self, symbol: str, hint: str | None = None, closure_hint: bool = False) -> Iterator[None]:
+        """Run the user's code; an exception becomes a verdict naming the symbol and the user's line.
+
+        ``hint`` goes with the verdict; with ``closure_hint`` only when ``symbol``'s own closure raised."""
         __tracebackhide__ = True
         try:
             yield
-        except GradeFailure:
+        except (GradeFailure, KeyboardInterrupt):
             raise
-        except (Exception, SystemExit, TestTimeout) as exc:
-            raise self.verdict(symbol, exc, hint) from None
+        except BaseException as exc:  # noqa: BLE001 - any exception of the user's, TestTimeout included
+            raise self.verdict(symbol, exc, hint, closure_hint) from None
 
-    def verdict(self, symbol: str, exc: BaseException, hint: str | None = None) -> GradeFailure:
+    def verdict(
+        self, symbol: str, exc: BaseException, hint: str | None = None, closure_hint: bool = False
+    ) -> GradeFailure:
         """What an exception raised in the user's code says, as the verdict of ``symbol``."""
         # A case's hint is about the math: not for a hang, a memory blow-up, an exit or a blank.
         quiet = isinstance(exc, (TestTimeout, MemoryError, SystemExit, NotImplementedError, ImportError))
+        frames = self.blame.user_frames(exc.__traceback__)
+        if closure_hint and not (
+            frames and ".<locals>." in frames[-1][0] and self.blame.symbol_of(frames[-1][0]) == symbol
+        ):
+            hint = None  # a case's gradient hint explains its op's closure, not an error raised anywhere else
+        if frames and self.blame.symbol_of(frames[-1][0]) in DERIVED.get(symbol, ()):
+            symbol = self.blame.symbol_of(frames[-1][0])  # the file's own - or /, not the primitive, ran
         text, location = self.blame.describe(exc, symbol)
         failure = self.fail(symbol, text, None if quiet else hint, location)
         failure.timed_out = isinstance(exc, TestTimeout)
@@ -224,14 +168,17 @@ class Grading:
     def expect_refusal(self, symbol: str, call: Callable[[], Any], accepted: str, hint: str | None = None) -> None:
         """Fail unless ``call()`` raises an error: ``accepted`` says what it let through without one.
 
-        Any Exception is a refusal but NotImplementedError, which says the code is not written yet
-        (that is the verdict then)."""
+        Any exception is a refusal (a ``BaseException`` of the user's own too) but NotImplementedError,
+        which says the code is not written yet, and the stops that are not refusals: ``SystemExit``
+        and the grader's ``TestTimeout`` (the verdict then), ``KeyboardInterrupt`` (the grading stops)."""
         __tracebackhide__ = True
         try:
             call()
-        except NotImplementedError as exc:
+        except (GradeFailure, KeyboardInterrupt):
+            raise
+        except (NotImplementedError, SystemExit, TestTimeout) as exc:
             raise self.verdict(symbol, exc) from None
-        except Exception:
+        except BaseException:  # noqa: BLE001 - a refusal, whatever its class
             return
         raise self.fail(symbol, accepted, hint)
 
@@ -256,7 +203,9 @@ class Grading:
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:
         """A leaf tensor of the user's class; ``symbol`` is the check it is made for."""
         with self.running(symbol):
-            return self.Tensor(np.array(x), requires_grad=True)
+            t = self.Tensor(np.array(x), requires_grad=True)
+        self.check_node(t)
+        return t
 
     def vjp(
         self,
@@ -286,19 +235,30 @@ class Grading:
         )
         leaves = [self.leaf(x, symbol) for x in arrays]
         inputs_before = [np.array(leaf.data, copy=True) for leaf in leaves]
-        with self.running(symbol, hint):
+        # NOTE: ``hint`` is about the gradient: it explains a mismatch of values, or an error raised in
+        # the op's own closure; never one raised computing the value, nor in another function.
+        with self.running(symbol):
             out = ours(*leaves)
         self.check_tensor(symbol, out)
+        symbol = self.ran(symbol, out)
         self.expect(symbol, "the value", out.data, answer.out, hint)
         self.check_intact(symbol, names, leaves, inputs_before, "the op")
         value = np.array(out.data, copy=True)
-        self.run_backward(symbol, out, answer.cotangent, hint)
+        self.run_backward(symbol, out, answer.cotangent, hint, closure_hint=True)
         self.check_intact(symbol, names, leaves, inputs_before, "backward")
         self.expect(symbol, "the value after backward", out.data, value, source="the value before")
         for name, leaf, grad in zip(names, leaves, answer.grads, strict=False):
             self.expect(symbol, f"{name}.grad", leaf.grad, grad, hint, out_shape=answer.out.shape)
             self.check_grad(symbol, name, leaf, leaves)
         return answer
+
+    def ran(self, symbol: str, out: Any) -> str:
+        """``symbol``, or the file's own derived op (DERIVED) when its closure made ``out``."""
+        code = getattr(getattr(out, "_backward", None), "__code__", None)
+        if code is None or Path(code.co_filename).resolve() != self.blame.impl_path:
+            return symbol
+        made_by = self.blame.symbol_of(code.co_qualname)
+        return made_by if made_by in DERIVED.get(symbol, ()) else symbol
 
     def check_intact(
         self, symbol: str, names: Sequence[str], leaves: Sequence[Any], before: Sequence[np.ndarray], when: str
@@ -347,10 +307,12 @@ class Grading:
         if not isinstance(out, self.Tensor):
             raise self.fail(symbol, f"returned {type(out).__name__}, not a Tensor")
 
-    def run_backward(self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None) -> None:
+    def run_backward(
+        self, symbol: str, out: Any, cotangent: np.ndarray, hint: str | None = None, closure_hint: bool = False
+    ) -> None:
         """The grader's own backward pass over ``_prev``: seed ``out.grad``, run each ``_backward`` once."""
         __tracebackhide__ = True
-        with self.running(symbol, hint):
+        with self.running(symbol, hint, closure_hint):
             backprop(out, cotangent)
 
 

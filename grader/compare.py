@@ -10,6 +10,17 @@ from typing import Any
 
 import numpy as np
 
+
+class TestTimeout(BaseException):  # noqa: N818 - not an error of ours, a stop
+    """Raised into the user's code when a test runs past its time limit.
+
+    A BaseException, so that a solution's ``except Exception`` cannot swallow it.
+    """
+
+    __test__ = False  # not a pytest test class
+    limit: float = 0.0
+
+
 ATOL = 1e-9
 RTOL = 1e-7
 
@@ -28,6 +39,18 @@ def article(noun: str) -> str:
 
 
 def compare(
+    name: str, ours: Any, expected: np.ndarray, source: str = "torch", atol: float = ATOL, rtol: float = RTOL
+) -> str | None:
+    """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
+
+    ``source`` says where ``expected`` comes from: torch, or (for a check of the contract itself) "expected".
+    Whatever ``np.seterr`` the user's code set, no floating-point error is raised here.
+    """
+    with np.errstate(all="ignore"):
+        return _compare(name, ours, expected, source, atol, rtol)
+
+
+def _compare(
     name: str, ours: Any, expected: np.ndarray, source: str = "torch", atol: float = ATOL, rtol: float = RTOL
 ) -> str | None:
     """None when ``ours`` matches ``expected`` within tolerance, else what differs, in one line.
@@ -70,6 +93,13 @@ def diagnose(
     name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None, symbol: str = ""
 ) -> str | None:
     """A hint for the classic mistakes that show in the numbers themselves; None rather than a guess."""
+    with np.errstate(all="ignore"):
+        return _diagnose(name, ours, expected, out_shape, symbol)
+
+
+def _diagnose(
+    name: str, ours: Any, expected: np.ndarray, out_shape: tuple[int, ...] | None = None, symbol: str = ""
+) -> str | None:
     if ours is None:
         return (
             "every tensor the grader needs a gradient of is built with requires_grad=True (op outputs from such"
@@ -148,9 +178,46 @@ def backprop(out: Any, cotangent: np.ndarray) -> None:
     The grader's own backward pass, so that a check of an op does not depend on the user's
     ``Tensor.backward`` and ``_topological_order``.
     """
-    out.grad = np.array(cotangent, dtype=np.float64)
+    seed(out, cotangent)
     for node in reversed(graph_order(out)):
         node._backward()
+
+
+def _in_place(grad: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``grad`` is an ndarray the grader may write into: writable, of ``shape``."""
+    return isinstance(grad, np.ndarray) and grad.shape == shape and grad.flags.writeable
+
+
+def seed(tensor: Any, cotangent: Any) -> None:
+    """Set ``tensor.grad`` to ``cotangent``, into the array that is there when it can (its object and
+    dtype kept, a 0-d one included), as an engine's own backward may seed it."""
+    value = np.asarray(cotangent, dtype=np.float64)
+    grad = getattr(tensor, "grad", None)
+    if _in_place(grad, value.shape):
+        try:
+            np.copyto(grad, value, casting="same_kind")
+            return
+        except TypeError:  # a .grad of a dtype float64 cannot be cast to: the tests name it
+            pass
+    tensor.grad = np.array(value, dtype=np.float64)
+
+
+def add_into(tensor: Any, contribution: Any) -> None:
+    """Add ``contribution`` into ``tensor.grad`` as an engine's closure does: into the array that is
+    there (its object and dtype kept, a 0-d one included), never rebinding it to a NumPy scalar,
+    so that an engine that accumulates or zeroes in place (``np.add(g, x, out=t.grad)``,
+    ``t.grad[...] = 0``) keeps working after a grader's op. A ``.grad`` that cannot take it in place
+    (not an ndarray, read-only, of another shape or dtype) gets a new array, never a scalar: the
+    tests then say what is wrong with it."""
+    value = np.asarray(contribution, dtype=np.float64)
+    grad = tensor.grad
+    if _in_place(grad, value.shape):
+        try:
+            np.add(grad, value, out=grad, casting="same_kind")
+            return
+        except TypeError:  # e.g. an integer .grad: float64 cannot be cast into it
+            pass
+    tensor.grad = np.asarray(grad + value)
 
 
 def graph_order(out: Any) -> list[Any]:

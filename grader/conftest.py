@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from grader import batch, notes
+from grader.blame import Blame
 from grader.catalog import load_catalog
-from grader.check import Blame, GradeFailure, Grading, TestTimeout
+from grader.check import GradeFailure, Grading, TestTimeout
 from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
 from grader.output import OUTPUT_CHARS, bounded_output, cut_in, kept, size
 from grader.process import PARENT_ENV
@@ -149,15 +150,25 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     stopped = [f"{t} ({_TIMED_OUT[t]})" for t in _targets_of(item) if t in _TIMED_OUT]
     if stopped:
         raise NotRun(f"an earlier test of {', '.join(stopped)} ran past its time limit")
-    with bounded_output(item, "setup"), time_limit(item.config.getoption("test_timeout")):
+    with bounded_output(item, "setup"), numpy_errors(), time_limit(item.config.getoption("test_timeout")):
         return (yield)
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     batched = batch.PARAM in getattr(getattr(item, "callspec", None), "params", {})  # each case is timed instead
-    with bounded_output(item, "call"), time_limit(0 if batched else item.config.getoption("test_timeout")):
+    with (
+        bounded_output(item, "call"),
+        numpy_errors(),
+        time_limit(0 if batched else item.config.getoption("test_timeout")),
+    ):
         return (yield)
+
+
+def numpy_errors() -> Any:
+    """NumPy's default floating-point error handling, for each phase of each test: the user's
+    ``np.seterr`` (at import, or in an earlier test) does not reach the grader's own NumPy code."""
+    return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")
 
 
 _TIMED_OUT: dict[str, str] = {}

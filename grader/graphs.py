@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.check import Grading, TestTimeout
+from grader.blame import NODE_HINT, node_problem
+from grader.check import GradeFailure, Grading
+from grader.compare import add_into
 
 
 def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -39,8 +41,13 @@ class Glue:
     def node(self, data: np.ndarray, parents: Sequence[Any], vjps: Sequence[Callable[[np.ndarray], np.ndarray]]) -> Any:
         try:  # not grading.running(): this runs 10,000 times in a chain, and a context manager costs
             out = self.grading.Tensor(data, requires_grad=True, _children=tuple(parents), _op="glue")
-        except (Exception, SystemExit, TestTimeout) as exc:
+        except (GradeFailure, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as Grading.running
             raise self.grading.verdict("Tensor.__init__", exc) from None
+        problem = node_problem(out)
+        if problem is not None:  # the glue closure would trip over it: name __init__, not the op
+            raise GradeFailure(problem, "Tensor.__init__", self.grading.case, NODE_HINT)
         self.calls[id(out)] = 0
 
         def _backward() -> None:
@@ -50,7 +57,7 @@ class Glue:
                 contribution = vjp(g)
                 if contribution.shape != parent.data.shape:
                     contribution = sum_to(contribution, parent.data.shape)
-                parent.grad = parent.grad + contribution
+                add_into(parent, contribution)
 
         out._backward = _backward
         return out

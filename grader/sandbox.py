@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, ModuleType
 
+from grader.blame import Blame
 from grader.catalog import listed
-from grader.check import Blame, GradeFailure, TestTimeout
+from grader.check import GradeFailure, TestTimeout
 
 MODULE_NAME = "drill_solution"
 FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "autograd", "micrograd", "tinygrad"}
@@ -189,7 +190,9 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
-    except (Exception, SystemExit, TestTimeout) as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - whatever the user's import raised, TestTimeout included
         text, location = blame.describe(exc, "the module")
         return GradeFailure(
             f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout)

@@ -37,6 +37,7 @@ def test_init(grade, data):
     expected = np.asarray(data, dtype=np.float64)
     with grade.running("Tensor.__init__"):
         t = grade.Tensor(data, requires_grad=True)
+    grade.check_node(t)  # every attribute set; .grad a float64 ndarray of .data's shape, whatever data's dtype
     data_ok = isinstance(t.data, np.ndarray) and t.data.dtype == np.float64
     if not data_ok:
         raise grade.fail(
@@ -88,6 +89,9 @@ def test_init_children_and_op(grade):
     with grade.running("Tensor.__init__"):
         a, b = grade.Tensor([1.0], requires_grad=True), grade.Tensor([2.0], requires_grad=True)
         out = grade.Tensor([3.0], requires_grad=True, _children=(a, b), _op="+")
+    for t in (a, b, out):
+        grade.check_node(t)
+    with grade.running("Tensor.__init__"):
         parents = list(out._prev)
     if {id(p) for p in parents} != {id(a), id(b)} or not all(p is a or p is b for p in parents):
         raise grade.fail(

@@ -65,8 +65,9 @@ class Tensor:
         ``.data`` is a float64 ndarray with the values of ``data``: a copy, or ``data`` itself when
         that is a float64 ndarray (``np.asarray`` keeps it, as ``torch.as_tensor`` does: allowed, and
         reported as a note); ``Tensor(...)`` leaves the array passed in unchanged. ``.grad`` starts
-        as zeros of the same shape. ``._prev`` holds the tensors this one was computed from,
-        ``_children``: a tuple or a set (order and duplicates do not matter); a leaf's is empty. ``._op`` is a label for the op.
+        as float64 zeros of the same shape (whatever ``data``'s dtype). ``._prev`` holds the tensors
+        this one was computed from, ``_children``: a tuple or a set (order and duplicates do not
+        matter); a leaf's is empty. ``._op`` is a label for the op.
         ``._backward`` is a no-argument closure that pushes ``self.grad`` into the children's
         ``.grad``; a leaf's does nothing. ``requires_grad`` may be ignored, as here (every tensor
         gets a gradient), or honoured as torch does (an op's output needs a gradient when an input

@@ -34,8 +34,12 @@ STYLES = {
     "torch_style",
     "slots",
     "book_habits",
+    "in_place",
+    "base_refusal",
 }
 BOOK = "book_habits"
+FOLLOW_UPS = {"in_place": ("max", "cotangent", "free-memory"), "base_refusal": ("max", "cotangent", "free-memory")}
+"""Alternatives that also write follow-ups, and which: they are graded on those too."""
 
 
 def load(path: Path) -> ModuleType:
@@ -74,6 +78,14 @@ def test_every_style_is_there():
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
 def test_alternative_passes_every_target(path, warm_runner, tmp_path):
     result = grade_file(fixed(path, tmp_path), CATALOG.targets, runner=warm_runner)
+    failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
+    assert result.passed, failing
+
+
+@pytest.mark.parametrize("stem", sorted(FOLLOW_UPS))
+def test_alternative_passes_the_follow_ups_it_writes(stem, warm_runner):
+    targets = [CATALOG.get(t) for t in FOLLOW_UPS[stem]]
+    result = grade_file(by_stem(stem), targets, runner=warm_runner)
     failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
     assert result.passed, failing
 
@@ -237,3 +249,29 @@ def test_torch_style_honours_requires_grad():
     assert np.allclose(x.grad, [3.0, 4.0])
     assert np.array_equal(c.grad, np.zeros(2)), "only the inputs that require grad receive one"
     assert np.array_equal(constant.grad, np.zeros(2))
+
+
+def test_in_place_never_rebinds_a_grad():
+    """The in-place engine keeps each tensor's .grad array for life, 0-d ones included: so the grader's
+    glue must write into it in place too (tests/test_glue_grads.py)."""
+    engine = load(by_stem("in_place"))
+    x, s = engine.Tensor(np.ones(3), requires_grad=True), engine.Tensor(2.0, requires_grad=True)
+    arrays = (x.grad, s.grad)
+    y = (x * s).sum() * s
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad is arrays[0] and s.grad is arrays[1] and type(s.grad) is np.ndarray and s.grad.shape == ()
+    assert np.allclose(x.grad, 2 * 4.0) and np.isclose(s.grad, 2 * 2 * 3 * 2.0)
+    x.zero_grad()
+    assert x.grad is arrays[0] and not x.grad.any()
+
+
+def test_base_refusal_refuses_outside_exception():
+    engine = load(by_stem("base_refusal"))
+    assert issubclass(engine.Refusal, BaseException) and not issubclass(engine.Refusal, Exception)
+    assert not issubclass(engine.Refusal, (KeyboardInterrupt, SystemExit, GeneratorExit))
+    root = engine.Tensor(np.ones(3), requires_grad=True) * 2.0
+    with pytest.raises(engine.Refusal):
+        root.backward()
+    with pytest.raises(engine.Refusal):
+        root.backward(np.ones(4))
