@@ -108,6 +108,12 @@ GRADCHECK = "pass if every element is within ``atol + rtol * |numeric|``"
 GRADCHECK_BOUNDARY = "the boundary included"
 GRADCHECK_NAN = "a nan is never within it"
 GRADCHECK_WORST = "its input's position, its index in that input, and its analytic and numeric values"
+CENTRAL = "(f(x + eps e_i) - f(x - eps e_i)) / (2 eps)"
+INPUTS_EXACT = "left as they were, bit for bit"
+INT_INPUTS = "An input is an ndarray of any dtype, ints included: its gradient is a float64 array of its shape"
+GRADCHECK_EPS = "central differences of step ``eps`` (numerical_grad's)"
+GRADCHECK_NAN_EITHER = "on either side"
+WORST_ANY_INPUT = "the one furthest past that tolerance, whichever input it is in"
 
 DUAL_CONSTANT = "``other`` is a Dual or a constant (a zero tangent)"
 DUAL_RULES = {

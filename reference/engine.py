@@ -501,7 +501,9 @@ class GradcheckResult(NamedTuple):
 
 def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6) -> list[np.ndarray]:
     """The gradient of the scalar ``f(*tensors)`` by central differences, one array per input;
-    ``inputs`` are left as they were.
+    ``inputs`` are left as they were, bit for bit (perturb a float64 copy, not the caller's array).
+    An input is an ndarray of any dtype, ints included: its gradient is a float64 array of its shape,
+    measured at its values as floats.
 
     d f / d x[i] ~ (f(x + eps e_i) - f(x - eps e_i)) / (2 eps): an error of order eps**2, two
     evaluations of ``f`` per element. Slow and approximate, but it needs no backward at all.
@@ -525,10 +527,11 @@ def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float =
 def gradcheck(
     f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3
 ) -> GradcheckResult:
-    """Compare ``f``'s backward with central differences; pass if every element is within
-    ``atol + rtol * |numeric|``, the boundary included (a nan is never within it). The result says
-    whether it passed, and gives the worst element (the one furthest past that tolerance): its
-    input's position, its index in that input, and its analytic and numeric values."""
+    """Compare ``f``'s backward with central differences of step ``eps`` (numerical_grad's); pass if
+    every element is within ``atol + rtol * |numeric|``, the boundary included (a nan is never within
+    it, on either side). The result says whether it passed, and gives the worst element (the one
+    furthest past that tolerance, whichever input it is in): its input's position, its index in that
+    input, and its analytic and numeric values. ``inputs`` are left as they were, as in numerical_grad."""
     tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
     f(*tensors).backward()
     numeric = numerical_grad(f, inputs, eps)
