@@ -400,10 +400,10 @@ class Tensor:
 
         Without ``gradient``, the root must have exactly one element (of any shape: ``()``,
         ``(1,)``, ``(1, 1)``); for any other root, raise an error. Seed the root's ``.grad`` with
-        ones, then run every node's ``_backward`` exactly once, in reverse topological order: a
-        node runs only after all of its consumers have added into its ``.grad``. An engine that
-        honours ``requires_grad`` may skip the nodes that need no gradient. No tensor's ``.data``
-        changes: the root's value stays readable.
+        ones of its shape (whatever it held before is replaced, not added to), then run every node's
+        ``_backward`` exactly once, in reverse topological order: a node runs only after all of its
+        consumers have added into its ``.grad``. An engine that honours ``requires_grad`` may skip the
+        nodes that need no gradient. No tensor's ``.data`` changes: the root's value stays readable.
 
         (backward drill) ``gradient`` and ``retain_graph`` are follow-up drills (``cotangent``,
         ``free-memory``): here they keep their defaults, and nothing passes them.
@@ -411,7 +411,10 @@ class Tensor:
         (cotangent drill) With ``gradient``, a cotangent of the root's shape (torch's
         ``y.backward(v)``; also the first positional parameter), seed the root's ``.grad`` with a
         float64 copy of it instead, whatever the root's shape: the leaves then get the
-        vector-Jacobian product. Raise an error for a cotangent whose shape is not the root's.
+        vector-Jacobian product. Raise an error for a cotangent whose shape is not the root's, even
+        one of the same size, or one that differs only in axes of size 1 (nothing is broadcast or
+        reshaped). A cotangent of ints or float32 is seeded as float64 all the same; the caller's array
+        is left as it was.
 
         (free-memory drill) Unless ``retain_graph``, release each node's closure and ``_prev``
         (and so the arrays they hold) as soon as its closure has run, the root's too, so memory
