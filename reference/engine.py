@@ -134,7 +134,10 @@ class Tensor:
         """``self ** exponent``, elementwise, for a Python number ``exponent``.
 
         The exponent is an int or a float: negative, zero and fractional ones too (``x / y`` is
-        ``x * y ** -1``). Its ``_backward`` adds (``+=``) into ``self.grad``.
+        ``x * y ** -1``). At a base of exactly 0 its gradient is torch's for an exponent of at least
+        1, finite: ``n * 0 ** (n - 1)`` (1 for ``n == 1``, else 0); for ``n == 0`` torch's is 0 and
+        ``0 * 0.0 ** -1`` is nan, and either is accepted. Its ``_backward`` adds (``+=``) into
+        ``self.grad``.
         Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         if not isinstance(exponent, (int, float)):
