@@ -123,6 +123,8 @@ GRADCHECK_NAN_EITHER = "on either side"
 WORST_ANY_INPUT = "the one furthest past that tolerance, whichever input it is in"
 
 DUAL_CONSTANT = "``other`` is a Dual or a constant (a zero tangent)"
+DUAL_BROADCAST = "a constant of a bigger shape broadcasts the dual, and the result's tangent has the result's shape"
+DUAL_EITHER_SIDE = "on either side, with NumPy broadcasting"
 DUAL_RULES = {
     "Dual.__add__": "``d(x + y) = dx + dy``",
     "Dual.__mul__": "``d(x y) = dx y + x dy``",

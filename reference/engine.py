@@ -572,12 +572,16 @@ class Dual:
         self.tangent = np.zeros_like(self.primal) if tangent is None else np.array(tangent, dtype=np.float64)
 
     def __add__(self, other: Any) -> Dual:
-        """``d(x + y) = dx + dy``; ``other`` is a Dual or a constant (a zero tangent)."""
+        """``d(x + y) = dx + dy``; ``other`` is a Dual or a constant (a zero tangent), on either side, with
+        NumPy broadcasting: a constant of a bigger shape broadcasts the dual, and the result's tangent has
+        the result's shape."""
         other = _as_dual(other)
         return Dual(self.primal + other.primal, self.tangent + other.tangent)
 
     def __mul__(self, other: Any) -> Dual:
-        """``d(x y) = dx y + x dy``: the product rule; ``other`` is a Dual or a constant (a zero tangent)."""
+        """``d(x y) = dx y + x dy``: the product rule; ``other`` is a Dual or a constant (a zero tangent), on
+        either side, with NumPy broadcasting: a constant of a bigger shape broadcasts the dual, and the
+        result's tangent has the result's shape."""
         other = _as_dual(other)
         return Dual(self.primal * other.primal, self.tangent * other.primal + self.primal * other.tangent)
 
