@@ -118,6 +118,7 @@ GRADCHECK_WORST = "its input's position, its index in that input, and its analyt
 CENTRAL = "(f(x + eps e_i) - f(x - eps e_i)) / (2 eps)"
 INPUTS_EXACT = "left as they were, bit for bit"
 INT_INPUTS = "An input is an ndarray of any dtype, ints included: its gradient is a float64 array of its shape"
+GRADCHECK_INT_INPUTS = "``inputs`` are as numerical_grad's (an int array too)"
 GRADCHECK_EPS = "central differences of step ``eps`` (numerical_grad's)"
 GRADCHECK_NAN_EITHER = "on either side"
 WORST_ANY_INPUT = "the one furthest past that tolerance, whichever input it is in"

@@ -547,3 +547,37 @@ def test_inputs_left_bit_for_bit_generated(grade, which, eps, scale, shape):
                 "x[i] += eps, then -= 2 eps, then += eps does not give x[i] back in floating point: "
                 "save x[i] and put it back, or perturb a copy",
             )
+
+
+@clause(c.GRADCHECK, c.INT_INPUTS, c.GRADCHECK_INT_INPUTS, c.INPUTS_KEPT)
+@batched(
+    ("name", "dtype", "broken"),
+    [
+        pytest.param(name, dtype, broken, id=f"{name}-{dtype}-{'broken' if broken else 'correct'}")
+        for name in SHAPES
+        for dtype in INT_DTYPES
+        for broken in (False, True)
+    ],
+)
+def test_gradcheck_of_integer_inputs_generated(grade, name, dtype, broken):
+    """gradcheck on int inputs: a correct function passes and one with a doubled gradient fails, as on floats;
+    the int arrays are left as they were."""
+    arrays = [grade.rng.integers(-3, 4, s).astype(dtype) for s in SHAPES[name]]
+    before = [a.copy() for a in arrays]
+    glue = Glue(grade)
+    f = _functions(glue)[name]
+    if broken:
+        g = f
+        f = lambda *ts: glue.add(g(*ts), _broken(glue, ts[0], lambda gr, d: 2.0 * gr * np.ones_like(d)))  # noqa: E731
+    with grade.running("gradcheck", "measure at the inputs as float64 copies: x[i] + eps in an int array is x[i]"):
+        result = grade.impl.gradcheck(f, arrays)
+    if bool(result.passed) == broken:
+        raise grade.fail(
+            "gradcheck",
+            f"{'passed' if result.passed else 'failed'} {'a broken' if broken else 'a correct'} function on {dtype} "
+            f"inputs (worst element {tuple(result)})",
+            "an int input is measured at its values as floats: perturb a float64 copy",
+        )
+    for i, (x, x0) in enumerate(zip(arrays, before, strict=True)):
+        if x.dtype != x0.dtype or not np.array_equal(x, x0):
+            raise grade.fail("gradcheck", f"the {dtype} input {i} was changed by the call")

@@ -537,7 +537,8 @@ def gradcheck(
     every element is within ``atol + rtol * |numeric|``, the boundary included (a nan is never within
     it, on either side). The result says whether it passed, and gives the worst element (the one
     furthest past that tolerance, whichever input it is in): its input's position, its index in that
-    input, and its analytic and numeric values. ``inputs`` are left as they were, as in numerical_grad."""
+    input, and its analytic and numeric values. ``inputs`` are as numerical_grad's (an int array too),
+    and are left as they were."""
     tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
     f(*tensors).backward()
     numeric = numerical_grad(f, inputs, eps)
