@@ -14,7 +14,7 @@ from grader import contract as c
 from grader.batch import batched
 from grader.compare import backprop, compare, graph_order
 from grader.contract import clause
-from grader.graphs import GLUE_OPS, Glue, Program, Step, pick, random_program
+from grader.graphs import GLUE_OPS, Glue, Step, pick, random_program
 
 pytestmark = pytest.mark.backward
 
@@ -450,7 +450,7 @@ def test_backward_several_roots_over_shared_leaves_generated(grade, seed, interl
     programs = [first]
     for _ in range(n_roots - 1):
         other = random_program(rng, [(3,)] * n_leaves, GLUE_OPS, _draw_glue, int(rng.integers(2, 10)))
-        programs.append(Program(leaves=first.leaves, steps=other.steps, ops=other.ops))
+        programs.append(type(other)(leaves=first.leaves, steps=other.steps, ops=other.ops))  # a graphs.Program
     answer = grade.oracle.vjp(lambda *xs: sum(p.run_torch(*xs) for p in programs), first.leaves)
     glue = Glue(grade)
     leaves = [grade.leaf(x) for x in first.leaves]
