@@ -386,3 +386,34 @@ def _matmul_cases():
 @batched(("a", "b"), list(_matmul_cases()))
 def test_batched_matmul_generated(grade, a, b):
     grade.vjp("Tensor.__matmul__", lambda x, y: x @ y, [a, b])
+
+
+ZERO_BASE_EXPONENTS = [1, 2, 3, 1.0, 2.0, 3.0, 1.5, 2.5, 4 / 3]
+"""Exponents of at least 1: for 0, torch's 0 and the textbook's 0 * 0.0 ** -1 = nan are both accepted."""
+
+
+@clause(c.POW, c.POW_EXPONENTS, c.POW_AT_ZERO)
+@batched(
+    ("exponent", "shape", "zeros"),
+    [
+        pytest.param(e, s, z, id=f"**{e:.3g}{'f' if isinstance(e, float) else ''}-{s}-{z}".replace(" ", ""))
+        for e in ZERO_BASE_EXPONENTS
+        for s in [(), (3,), (2, 3), (2, 1, 3)]
+        for z in ("all-zero", "some-zero")
+        if not (s == () and z == "some-zero")
+    ],
+)
+def test_op_pow_at_a_zero_base_generated(grade, exponent, shape, zeros):
+    """Bases of exactly 0 (and -0.0), where torch's gradient of x ** n is finite for n >= 1: n * 0 ** (n - 1).
+    A closure that computes n * out / x gives 0 / 0 = nan there."""
+    fractional = not float(exponent).is_integer()
+    x = grade.rng.standard_normal(shape)
+    x = np.abs(x) + 0.5 if fractional else np.where(np.abs(x) < 0.3, 0.7, x)
+    if zeros == "all-zero":
+        x = np.zeros(shape)
+    else:
+        mask = grade.rng.random(shape) < 0.5
+        mask.flat[0] = True
+        x = np.where(mask, 0.0 if fractional else np.where(grade.rng.random(shape) < 0.5, 0.0, -0.0), x)
+    hint = "at a base of exactly 0: n * x ** (n - 1) is finite there for n >= 1; n * out / x is 0 / 0"
+    grade.vjp("Tensor.__pow__", lambda t: t**exponent, [x], hint=hint, smooth=False)

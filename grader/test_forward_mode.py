@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
+from grader.batch import batched
 from grader.check import torch_const
 from grader.contract import clause
 
@@ -126,3 +127,66 @@ def test_hvp(grade, seed):
         raise grade.fail(
             "hvp", f"H v differs from finite differences of the gradient by {np.max(np.abs(ours - fd)):.3g}"
         )
+
+
+# ------------------------------------------------------------------------------ generated cases
+# A constant ndarray that broadcasts the dual (bigger than its primal), or that the dual broadcasts,
+# on either side of + and *: the result's tangent has the result's shape.
+
+BROADCAST_PAIRS = [
+    ((3,), (2, 3)),
+    ((), (3,)),
+    ((), (2, 3)),
+    ((1, 3), (2, 3)),
+    ((3, 1), (3, 4)),
+    ((2, 1), (1, 3)),
+    ((3,), (4, 2, 3)),
+    ((2, 3), (3,)),
+    ((2, 3), (2, 1)),
+]
+DUAL_OPS = {
+    "+": ("Dual.__add__", lambda a, b: a + b),
+    "*": ("Dual.__mul__", lambda a, b: a * b),
+}
+
+
+@batched(
+    ("op", "side", "shapes", "kind"),
+    [
+        pytest.param(
+            op,
+            side,
+            shapes,
+            kind,
+            id=f"dual{shapes[0]}{op}const{shapes[1]}-{side}-{kind}".replace(" ", ""),
+            marks=clause(rule, c.DUAL_CONSTANT, c.DUAL_BROADCAST, c.DUAL_EITHER_SIDE),
+        )
+        for op, rule in (("+", c.DUAL_RULES["Dual.__add__"]), ("*", c.DUAL_RULES["Dual.__mul__"]))
+        for side in ("dual-first", "constant-first")
+        for shapes in BROADCAST_PAIRS
+        for kind in ("float", "int")
+    ],
+)
+def test_jvp_constant_broadcasts_the_dual_generated(grade, op, side, shapes, kind):
+    """A dual of ``shapes[0]`` and a constant of ``shapes[1]``: the tangent is broadcast with the value. A
+    constant's zero tangent of the dual's shape (or none at all: ``Dual(x + c, dx)``) leaves the tangent
+    the dual's shape."""
+    symbol, fn = DUAL_OPS[op]
+    dual_shape, const_shape = shapes
+    k = grade.rng.integers(-3, 4, const_shape) if kind == "int" else grade.rng.uniform(0.5, 1.5, const_shape)
+    k = np.asarray(k)
+
+    def ours(x):
+        return fn(x, k) if side == "dual-first" else fn(k, x)
+
+    def theirs(x):
+        return fn(x, torch_const(k)) if side == "dual-first" else fn(torch_const(k), x)
+
+    _jvp_case(
+        grade,
+        symbol,
+        ours,
+        theirs,
+        [grade.rng.standard_normal(dual_shape)],
+        "a constant is a dual with a zero tangent of the constant's own shape: the sum or product broadcasts both",
+    )

@@ -141,7 +141,10 @@ class Tensor:
         """``self ** exponent``, elementwise, for a Python number ``exponent``.
 
         The exponent is an int or a float: negative, zero and fractional ones too (``x / y`` is
-        ``x * y ** -1``). Its ``_backward`` adds (``+=``) into ``self.grad``.
+        ``x * y ** -1``). At a base of exactly 0 its gradient is torch's for an exponent of at least
+        1, finite: ``n * 0 ** (n - 1)`` (1 for ``n == 1``, else 0); for ``n == 0`` torch's is 0 and
+        ``0 * 0.0 ** -1`` is nan, and either is accepted. Its ``_backward`` adds (``+=``) into
+        ``self.grad``.
         Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         if not isinstance(exponent, (int, float)):
@@ -407,10 +410,10 @@ class Tensor:
 
         Without ``gradient``, the root must have exactly one element (of any shape: ``()``,
         ``(1,)``, ``(1, 1)``); for any other root, raise an error. Seed the root's ``.grad`` with
-        ones, then run every node's ``_backward`` exactly once, in reverse topological order: a
-        node runs only after all of its consumers have added into its ``.grad``. An engine that
-        honours ``requires_grad`` may skip the nodes that need no gradient. No tensor's ``.data``
-        changes: the root's value stays readable.
+        ones of its shape (whatever it held before is replaced, not added to), then run every node's
+        ``_backward`` exactly once, in reverse topological order: a node runs only after all of its
+        consumers have added into its ``.grad``. An engine that honours ``requires_grad`` may skip the
+        nodes that need no gradient. No tensor's ``.data`` changes: the root's value stays readable.
 
         (backward drill) ``gradient`` and ``retain_graph`` are follow-up drills (``cotangent``,
         ``free-memory``): here they keep their defaults, and nothing passes them.
@@ -418,7 +421,10 @@ class Tensor:
         (cotangent drill) With ``gradient``, a cotangent of the root's shape (torch's
         ``y.backward(v)``; also the first positional parameter), seed the root's ``.grad`` with a
         float64 copy of it instead, whatever the root's shape: the leaves then get the
-        vector-Jacobian product. Raise an error for a cotangent whose shape is not the root's.
+        vector-Jacobian product. Raise an error for a cotangent whose shape is not the root's, even
+        one of the same size, or one that differs only in axes of size 1 (nothing is broadcast or
+        reshaped). A cotangent of ints or float32 is seeded as float64 all the same; the caller's array
+        is left as it was.
 
         (free-memory drill) Unless ``retain_graph``, release each node's closure and ``_prev``
         (and so the arrays they hold) as soon as its closure has run, the root's too, so memory
@@ -508,7 +514,9 @@ class GradcheckResult(NamedTuple):
 
 def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6) -> list[np.ndarray]:
     """The gradient of the scalar ``f(*tensors)`` by central differences, one array per input;
-    ``inputs`` are left as they were.
+    ``inputs`` are left as they were, bit for bit (perturb a float64 copy, not the caller's array).
+    An input is an ndarray of any dtype, ints included: its gradient is a float64 array of its shape,
+    measured at its values as floats.
 
     d f / d x[i] ~ (f(x + eps e_i) - f(x - eps e_i)) / (2 eps): an error of order eps**2, two
     evaluations of ``f`` per element. Slow and approximate, but it needs no backward at all.
@@ -532,10 +540,12 @@ def numerical_grad(f: Callable[..., Tensor], inputs: Sequence[Any], eps: float =
 def gradcheck(
     f: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3
 ) -> GradcheckResult:
-    """Compare ``f``'s backward with central differences; pass if every element is within
-    ``atol + rtol * |numeric|``, the boundary included (a nan is never within it). The result says
-    whether it passed, and gives the worst element (the one furthest past that tolerance): its
-    input's position, its index in that input, and its analytic and numeric values."""
+    """Compare ``f``'s backward with central differences of step ``eps`` (numerical_grad's); pass if
+    every element is within ``atol + rtol * |numeric|``, the boundary included (a nan is never within
+    it, on either side). The result says whether it passed, and gives the worst element (the one
+    furthest past that tolerance, whichever input it is in): its input's position, its index in that
+    input, and its analytic and numeric values. ``inputs`` are as numerical_grad's (an int array too),
+    and are left as they were."""
     tensors = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in inputs]
     f(*tensors).backward()
     numeric = numerical_grad(f, inputs, eps)
@@ -570,12 +580,16 @@ class Dual:
         self.tangent = np.zeros_like(self.primal) if tangent is None else np.array(tangent, dtype=np.float64)
 
     def __add__(self, other: Any) -> Dual:
-        """``d(x + y) = dx + dy``; ``other`` is a Dual or a constant (a zero tangent)."""
+        """``d(x + y) = dx + dy``; ``other`` is a Dual or a constant (a zero tangent), on either side, with
+        NumPy broadcasting: a constant of a bigger shape broadcasts the dual, and the result's tangent has
+        the result's shape."""
         other = _as_dual(other)
         return Dual(self.primal + other.primal, self.tangent + other.tangent)
 
     def __mul__(self, other: Any) -> Dual:
-        """``d(x y) = dx y + x dy``: the product rule; ``other`` is a Dual or a constant (a zero tangent)."""
+        """``d(x y) = dx y + x dy``: the product rule; ``other`` is a Dual or a constant (a zero tangent), on
+        either side, with NumPy broadcasting: a constant of a bigger shape broadcasts the dual, and the
+        result's tangent has the result's shape."""
         other = _as_dual(other)
         return Dual(self.primal * other.primal, self.tangent * other.primal + self.primal * other.tangent)
 
