@@ -188,6 +188,18 @@ def pick(rng: np.random.Generator, n: int) -> int:
     return int(rng.choice(n, p=weights / weights.sum()))
 
 
+def draw_glue(rng: np.random.Generator, values: list[np.ndarray]) -> Step:
+    """A random step of glue ops only (a ``Draw`` for ``random_program``): graphs that run none of the user's ops."""
+    n = len(values)
+    op = ("g+", "g*", "gsin", "gpos", "gscale")[int(rng.integers(5))]
+    if op in ("g+", "g*"):
+        return Step(op, (pick(rng, n), pick(rng, n)))
+    if op == "gscale":
+        a = pick(rng, n)
+        return Step(op, (a,), rng.uniform(0.5, 1.5, values[a].shape))
+    return Step(op, (pick(rng, n),))
+
+
 def check_program(grade: Grading, program: Program, what: str) -> None:
     """The user's ops in a random graph, run by the grader's backward pass, against torch."""
     hint = f"graph: {program.describe()}"
@@ -274,3 +286,33 @@ def check_beside_sin(
         return theirs_op(t).sum() + t.sin().sum() if total else theirs_op(t) + t.sin()
 
     check_shared_input(grade, symbol, ours, sin, [x], theirs, BESIDE_SIN_HINT, first)
+
+
+# ------------------------------------------------------------------------------ scalar functions (gradcheck)
+
+
+def scalar_functions(glue: Glue | None) -> dict[str, Callable[..., Any]]:
+    """Scalar functions with known gradients, on the user's Tensor (glue) or on torch (glue None)."""
+    if glue is None:
+        return {
+            "square": lambda x: (x * x).sum(),
+            "sin-product": lambda x, y: (x.sin() * y).sum(),
+            "shared": lambda x: (x.sin() * x + x).sum(),
+        }
+    return {
+        "square": lambda x: glue.total(glue.mul(x, x)),
+        "sin-product": lambda x, y: glue.total(glue.mul(glue.sin(x), y)),
+        "shared": lambda x: glue.total(glue.add(glue.mul(glue.sin(x), x), x)),
+    }
+
+
+SCALAR_SHAPES: dict[str, list[tuple[int, ...]]] = {
+    "square": [(3,)],
+    "sin-product": [(2, 3), (2, 3)],
+    "shared": [(2, 2)],
+}
+
+
+def broken_sum(glue: Glue, x: Any, vjp: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Any:
+    """An op whose value is sum(x) but whose closure sends ``vjp(g, x)``: a deliberately wrong gradient."""
+    return glue.node(np.asarray(x.data.sum()), (x,), (lambda g: vjp(g, x.data),))

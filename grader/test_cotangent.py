@@ -243,7 +243,7 @@ def test_backward_seed_replaces_a_stale_root_grad_generated(grade, shape, with_c
     root = _build(Glue(grade), *leaves)
     root.grad = grade.rng.standard_normal(shape) if stale == "random" else np.ones(shape)
     hint = "seed: root.grad = the cotangent (or ones), replacing whatever it held; do not add into it"
-    with grade.running("Tensor.backward", hint):
+    with grade.running("Tensor.backward"):
         if with_cotangent:
             root.backward(gradient=v.copy())
         else:

@@ -162,7 +162,7 @@ def test_repeated_backward_with_retain_graph(grade):
     leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
     root = _graph(Glue(grade), *leaves)
     hint = "each pass starts the interior nodes from zero; the leaves keep adding, as torch's do"
-    with grade.running("Tensor.backward", hint):
+    with grade.running("Tensor.backward"):
         root.backward(retain_graph=True)
         root.backward(retain_graph=True)
     for name, leaf, grad in zip("xy", leaves, expected, strict=True):

@@ -4,11 +4,12 @@ full drill grades again, and which verdicts it keeps."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from drills.loop import incremental
-from grader.run import grade_file
+from grader.run import grade_file, test_files
 from grader.verdict import Failure, GradeResult, TargetResult
 from tests.support import CATALOG, IDS, REFERENCE_SOURCE
 
@@ -265,7 +266,7 @@ def test_each_targets_tests_call_only_symbols_its_code_covers(tmp_path, warm_run
     path = tmp_path / "full.py"
     path.write_text(f"{REFERENCE_SOURCE}\nLOG = {str(log)!r}\n{TRACER}", encoding="utf-8")
     assert grade_file(path, TARGETS, runner=warm_runner).passed  # tracing changes no verdict
-    by_file = {f"test_{t.marker}.py": t.id for t in TARGETS}
+    by_file = {Path(f).name: t.id for t in TARGETS for f in test_files([t])}
     core = {s for t in TARGETS for s in t.symbols}
     called: dict[str, set[str]] = {t: set() for t in IDS}
     for line in log.read_text(encoding="utf-8").splitlines():

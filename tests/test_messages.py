@@ -334,3 +334,20 @@ def test_closing_a_standard_fd_inside_an_op_gets_a_normal_verdict(tmp_path, warm
     result, failures = _failures(path, ["unary", "softmax"], warm_runner)
     assert all(t.tests > 0 and not t.not_run for t in result.targets)
     assert failures and all("Tensor.tanh" in f.message for f in failures)
+
+
+def test_a_backward_hint_is_not_attached_to_an_error_backward_raised(tmp_path, warm_runner):
+    """test_twice's hint (x.grad must collect both contributions) explains a wrong gradient, not a crash."""
+    path = _engine(
+        tmp_path,
+        (
+            "            node._backward()\n",
+            "            if len(node._prev) > 1:\n                raise RuntimeError('backward gave up')\n            node._backward()\n",
+        ),
+    )
+    _, failures = _failures(path, ["backward"], warm_runner)
+    raised = [f for f in failures if "RuntimeError: backward gave up" in f.text]
+    assert raised and all(f.symbol == "Tensor.backward" for f in raised), [f.text for f in failures][:3]
+    # a random graph's description is the case itself, not a hint about the math
+    assert all(f.hint is None or f.hint.startswith("graph: ") for f in raised), [(f.case, f.hint) for f in raised]
+    assert any(f.case == "twice_mul" for f in raised)
