@@ -248,6 +248,8 @@ def later_mutations(node: ast.AST, parent: ast.AST, step: Step, names: set[str])
             constants: list[object] = [0, 1]
             if isinstance(parent, ast.Call | ast.keyword | ast.Return | ast.Compare):
                 constants.append(None)
+            if isinstance(parent, ast.Compare) and any(isinstance(op, ast.Is | ast.IsNot) for op in parent.ops):
+                constants = [None]  # `x is 0` is a SyntaxWarning, and an identity test of a number says nothing
             for value in constants:
                 found.append((f"name->{value}", ast.Constant(value=value), "expr", None))
     if isinstance(node, ast.Call) and not any(isinstance(a, ast.Starred) for a in node.args):
