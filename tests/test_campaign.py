@@ -2,10 +2,12 @@
 of the catalog's functions; a small sample is graded for real; the report counts what it should."""
 
 import ast
+import dataclasses
+from pathlib import Path
 
 import pytest
 
-from grader.campaign import grading, mutate, report
+from grader.campaign import grading, mutate, operators, report
 from grader.catalog import find_functions
 from tests.support import CATALOG, REFERENCE
 from tests.support import REFERENCE_SOURCE as SOURCE
@@ -134,3 +136,112 @@ def test_select_limits_each_target(mutants):
     chosen = mutate.select(mutants, ["unbroadcast", "max"], 3)
     assert [m.symbol for m in chosen] == ["unbroadcast"] * 3 + ["Tensor.max"] * 3
     assert mutate.select(mutants, [], None) == mutants
+
+
+# ------------------------------------------------------------------------------ the later operators
+
+EXAMPLE = '''import numpy as np
+
+
+def f(grad, shape):
+    """Doc."""
+    grad = np.array(grad, dtype=np.float64)
+    for axis in range(len(shape)):
+        grad = grad.sum(axis=axis, keepdims=True)
+    return grad.reshape(shape)
+
+
+class Box:
+    def g(self, other):
+        """Doc."""
+        out = self.data.copy()
+
+        def _backward():
+            self.grad += np.array(out, copy=True)
+            other.grad += np.copy(out)
+
+        return _backward
+'''
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The mutants of EXAMPLE, as {id: the changed lines, stripped}."""
+    target = dataclasses.replace(CATALOG.targets[0], symbols=("f", "Box.g"))
+    catalog = dataclasses.replace(CATALOG, targets=(target,), extensions=())
+    found = mutate.generate(Path("example.py"), catalog, EXAMPLE)
+    old = EXAMPLE.splitlines()
+    return {m.id: [b.strip() for a, b in zip(old, m.source.splitlines(), strict=True) if a != b] for m in found}
+
+
+@pytest.mark.parametrize(
+    ("mutant", "line"),
+    [
+        # An early return: at the top of a function, a bare one and the fast path `return <first parameter>`.
+        ("f:1:4:insert-return", "return; grad = np.array(grad, dtype=np.float64)"),
+        ("f:1:4:insert-return-grad", "return grad; grad = np.array(grad, dtype=np.float64)"),
+        # Before a compound statement (the loop): on the line of the statement before it.
+        ("f:2:4:insert-return-grad", "grad = np.array(grad, dtype=np.float64); return grad"),
+        # At the end of a loop's body: it returns after one pass.
+        ("f:3:8:append-return", "grad = grad.sum(axis=axis, keepdims=True); return"),
+        # The fast path returning the name bound last, and `return self` in a method.
+        ("Box.g:3:8:insert-return-out", "out = self.data.copy(); return out"),
+        ("Box.g:1:8:insert-return-self", "return self; out = self.data.copy()"),
+        # Inside a nested _backward: before the second parent's accumulation.
+        ("Box.g:5:12:insert-return", "return; other.grad += np.copy(out)"),
+        # A local or a parameter replaced by a constant.
+        ("f:2:26:name->0", "for axis in range(len(0)):"),
+        ("f:4:24:name->None", "return grad.reshape(None)"),
+        ("Box.g:4:34:name->1", "self.grad += np.array(1, copy=True)"),
+        # Any argument of any call dropped, positional or keyword.
+        ("f:2:22:call-drop-arg-0", "for axis in range():"),
+        ("f:3:24:call-drop-kw-keepdims", "grad = grad.sum(axis=axis)"),
+        ("f:1:20:call-drop-kw-dtype", "grad = np.array(grad)"),
+        # A copy made an alias.
+        ("f:1:11:array->asarray", "grad = np.asarray(grad, dtype=np.float64)"),
+        ("f:1:11:array->alias", "grad = grad"),
+        ("Box.g:1:14:copy->alias", "out = self.data"),
+        ("Box.g:5:26:copy->alias", "other.grad += out"),
+        ("Box.g:4:44:copy=True->False", "self.grad += np.array(out, copy=False)"),
+    ],
+)
+def test_each_later_operator_makes_the_expected_mutant(example, mutant, line):
+    assert example[mutant] == [line]
+
+
+def test_the_later_operators_leave_module_names_builtins_and_objects_alone(example):
+    # Only the Loads of grad, shape, axis and out are replaced: never np, range or len, nor self or
+    # grad as the object of an attribute (0.data only crashes), nor what a loop runs over.
+    named = {mutant.rsplit(":", 1)[0] for mutant in example if ":name->" in mutant}
+    assert named == {"f:1:20", "f:2:26", "f:3:29", "f:4:24", "Box.g:4:34", "Box.g:5:34"}
+    # No return before a return (drop-call does that), none at the end of the function's body.
+    assert not [m for m in example if m.startswith("Box.g:7:") and "-return" in m]
+    assert not [m for m in example if m.startswith("f:") and m.endswith("append-return") and not m.startswith("f:3:")]
+
+
+def test_the_earlier_operators_come_first_so_their_ids_stay(example):
+    # axis=axis -> axis=0 is the keyword operator's mutant, not name->0's (which would be the same text).
+    assert example["f:3:29:axis->0"] == ["grad = grad.sum(axis=0, keepdims=True)"]
+    assert "f:3:29:name->0" not in example
+
+
+def test_the_report_has_a_table_per_operator_family(mutants):
+    picked = {
+        op: next(m for m in mutants if m.operator == op) for op in ("insert-return", "name->0", "Add->Sub", "drop")
+    }
+    outcomes = [
+        _outcome(picked["insert-return"], picked["insert-return"].targets[:1]),
+        _outcome(picked["name->0"]),
+        _outcome(picked["Add->Sub"], picked["Add->Sub"].targets[:1]),
+        _outcome(picked["drop"]),
+    ]
+    equivalents = [report.Equivalent(picked["drop"].id, "the same", report.change_of(picked["drop"]))]
+    text = report.report(outcomes, equivalents, CATALOG, "python -m grader.campaign", 1.0)
+    assert "| operator | mutants | killed | survived | equivalent | kill rate |" in text
+    assert "| early return inserted | 1 | 1 | 0 | 0 | 100.0% |" in text
+    assert "| name -> constant | 1 | 0 | 1 | 0 | 0.0% |" in text
+    assert "| arithmetic operator | 1 | 1 | 0 | 0 | 100.0% |" in text
+    assert "| statement dropped | 1 | 0 | 0 | 1 | 100.0% |" in text
+    families = {operators.family(m.operator) for m in mutants}
+    for expected in ("early return inserted", "name -> constant", "any call's argument dropped", "copy -> alias"):
+        assert expected in families

@@ -30,7 +30,24 @@ f-string messages are never mutated):
 - calls: two adjacent positional arguments swapped; ``return f(a, b)`` with one argument dropped,
   ``return x.f(...) -> return x`` and ``return f(x) -> return x``;
 - statements: an expression, assignment or augmented assignment replaced by ``pass`` (anywhere but
-  as the only statement of a function); ``while -> if``.
+  as the only statement of a function); ``while -> if``;
+- early returns (``insert-return``, ``append-return``): a ``return`` inserted before any statement of
+  any block (function bodies, nested ``_backward`` closures, ``if``/``for``/``while`` bodies; not
+  before a ``return``) or at the end of a block that does not end the function (a loop's body: it
+  returns after one pass): a bare ``return`` and, where the function returns a value, the fast
+  paths ``return <first parameter>`` (``return grad``, ``return self``) and ``return <the name
+  bound last>`` (``-<name>`` in the operator);
+- names: a Load of a parameter or local (closures' included; never a module name or a builtin,
+  nor the object of an attribute, a subscript or a call, nor a loop's iterable) replaced by ``0``
+  and ``1``, and by ``None`` as a call's argument, a keyword's value, a returned value or an
+  operand of a comparison (``name->0``);
+- any call: one positional or keyword argument dropped (``call-drop-arg-i``, ``call-drop-kw-k``);
+- copies made aliases: ``np.array(x, ...) -> np.asarray(x, ...)`` and ``-> x``; ``np.copy(x)`` and
+  ``x.copy()`` ``-> x``; ``copy=True -> copy=False``.
+
+The operators of the last four items run in a second pass over the symbol, after every node has had
+the others: a later mutant whose text equals an earlier one's is left out, so no earlier id moves.
+The report counts the mutants per target and per operator family.
 
 A mutant's source is the reference with only the mutated node's text replaced (line numbers, in
 messages, stay the reference's), and the symbol must parse to exactly the intended tree; a mutant

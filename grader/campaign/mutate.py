@@ -8,7 +8,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.campaign.operators import Step, is_docstring, mutations, owners, walk_nodes
+from grader.campaign.operators import (
+    Step,
+    is_docstring,
+    later_mutations,
+    local_names,
+    mutations,
+    owners,
+    returns_value,
+    walk_nodes,
+)
 from grader.catalog import Catalog, find_functions, load_catalog
 from reference import ENGINE
 
@@ -157,9 +166,16 @@ def generate(reference: Path = REFERENCE, catalog: Catalog | None = None, text: 
         function = functions[symbol]
         code = function.body[1] if is_docstring(function.body[0]) and len(function.body) > 1 else function.body[0]
         root, chain0 = _locate(tree, function)
-        for node, path, chain in walk_nodes(function, root, chain0):
-            parent, step = chain[-1], path[-1]
-            for operator, new, how, after in mutations(node, parent, step, _statements(parent, step)):
+        names = local_names(function)
+        nodes = list(walk_nodes(function, root, chain0))
+        # The first pass: the original operators; the second: the later ones (operators.py), so
+        # that a later mutant equal to an older one is the one left out and no older id moves.
+        passes = [
+            ((node, path, chain, mutations(node, chain[-1], path[-1], _statements(chain[-1], path[-1]))))
+            for node, path, chain in nodes
+        ] + [(node, path, chain, later_mutations(node, chain[-1], path[-1], names)) for node, path, chain in nodes]
+        for node, path, chain, found in passes:
+            for operator, new, how, after in found:
                 if not any(new is child for child in ast.walk(node)):  # a new node: give it the old one's place
                     ast.copy_location(new, node)
                 mutated = _rewrite(source, tree, function, node, path, new, how)
@@ -180,6 +196,10 @@ def generate(reference: Path = REFERENCE, catalog: Catalog | None = None, text: 
                         source=mutated,
                     )
                 )
+        for mutant in _returns(source, tree, function, symbol, owned[symbol], code, root):
+            if mutant.source not in seen:
+                seen.add(mutant.source)
+                mutants.append(mutant)
     ids = [m.id for m in mutants]
     assert len(set(ids)) == len(ids), "mutant ids must be unique"
     return mutants
@@ -214,9 +234,17 @@ def _rewrite(
     finally:
         _set(tree, path, old)
     start, end = source.span(node)
+    return _replaced(source, function, start, end, _texts(source, node, new, how), wanted)
+
+
+def _replaced(
+    source: _Source, function: ast.FunctionDef, start: int, end: int, candidates: Sequence[str], wanted: str
+) -> str | None:
+    """The reference with its text from ``start`` to ``end`` replaced by the first of ``candidates``
+    with which ``function`` parses to the tree ``wanted`` (an ``ast.dump``), its lines where they were."""
     assert function.end_lineno is not None
     first, last = function.lineno - 1, function.end_lineno
-    for candidate in _texts(source, node, new, how):
+    for candidate in candidates:
         attempt = source.text[:start] + candidate + source.text[end:]
         lines = attempt.splitlines(keepends=True)
         if len(lines) != len(source.lines):
@@ -232,6 +260,136 @@ def _rewrite(
         if len(parsed) == 1 and ast.dump(parsed[0]) == wanted:
             return attempt
     return None
+
+
+COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)
+BLOCKS = ("body", "orelse", "finalbody")
+ENDS_BLOCK = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+Block = tuple[ast.AST, str, list[ast.stmt]]
+"""A statement list: its owner (a function, an ``if``, a loop), the owner's field and the statements."""
+
+
+def _blocks(
+    node: ast.AST, function: ast.FunctionDef, outer: tuple[tuple[Block, int], ...]
+) -> list[tuple[Block, ast.FunctionDef, tuple[tuple[Block, int], ...]]]:
+    """Every statement list under ``node`` (``node``'s own included), with the function it belongs
+    to and the enclosing lists, each with the index of the statement that holds it (nearest last)."""
+    found = []
+    for field in BLOCKS:
+        block = getattr(node, field, None)
+        if not isinstance(block, list) or not block or not all(isinstance(s, ast.stmt) for s in block):
+            continue
+        here: Block = (node, field, block)
+        found.append((here, function, outer))
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, ast.FunctionDef):
+                found += _blocks(stmt, stmt, ())
+            elif isinstance(stmt, COMPOUND):
+                found += _blocks(stmt, function, (*outer, (here, i)))
+    return found
+
+
+def _falls_off(owner: ast.AST, outer: tuple[tuple[Block, int], ...]) -> bool:
+    """Whether the end of a block of ``owner`` is also the end of its function (a bare ``return``
+    there changes nothing): no loop around it, nothing after it up to the function's end."""
+    if isinstance(owner, ast.FunctionDef):
+        return True
+    if isinstance(owner, ast.For | ast.While):
+        return False
+    if not outer:
+        return True
+    (parent, _, block), index = outer[-1]
+    return index == len(block) - 1 and _falls_off(parent, outer[:-1])
+
+
+def _assigned(stmt: ast.stmt) -> str | None:
+    """The name a simple assignment binds (the first of a tuple's)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AugAssign) else []
+    for target in targets:
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, ast.Name):
+            return target.id
+    return None
+
+
+def _last_assigned(block: list[ast.stmt], k: int, outer: tuple[tuple[Block, int], ...]) -> str | None:
+    """The name bound last before the statement at ``k`` of ``block``, in it or in the blocks around it."""
+    for stmt in reversed(block[:k]):
+        name = _assigned(stmt)
+        if name is not None:
+            return name
+    if outer:
+        (_, _, parent), index = outer[-1]
+        return _last_assigned(parent, index, outer[:-1])
+    return None
+
+
+def _returns(
+    source: _Source,
+    tree: ast.Module,
+    function: ast.FunctionDef,
+    symbol: str,
+    targets: tuple[str, ...],
+    code: ast.stmt,
+    root: tuple[Step, ...],
+) -> list[Mutant]:
+    """A ``return`` inserted before a statement of any block of ``function`` (its closures included)
+    or at the end of a block that does not end the function: a bare one, and where the function
+    returns a value, a fast path returning its first parameter or the value bound last. The
+    ``return`` shares a line with the statement after it (``return; x = ...``), or with the one
+    before it when the statement after it is compound."""
+    found: list[Mutant] = []
+    for (owner, _field, block), inner, outer in _blocks(function, function, ()):
+        start = 1 if owner is function and is_docstring(block[0]) else 0
+        params = [a.arg for a in (*inner.args.posonlyargs, *inner.args.args)]
+        for k in range(start, len(block) + 1):
+            at_end = k == len(block)
+            if at_end and (isinstance(block[-1], ENDS_BLOCK) or _falls_off(owner, outer)):
+                continue
+            values: list[str | None] = [None]
+            if returns_value(inner) and not at_end:
+                values += [v for v in (params[:1] + [_last_assigned(block, k, outer)]) if v is not None]
+            if not at_end and isinstance(block[k], ast.Return):
+                continue  # a return before a return only replaces it: drop-call and drop-arg do that
+            if not at_end and not isinstance(block[k], COMPOUND):
+                anchor, before = block[k], True
+            elif k > start and not isinstance(block[k - 1], COMPOUND):
+                anchor, before = block[k - 1], False
+            else:
+                continue
+            where = block[-1] if at_end else block[k]
+            a, b = source.span(anchor)
+            text = source.text[a:b]
+            for value in dict.fromkeys(values):
+                ret = "return" if value is None else f"return {value}"
+                new = ast.Return(value=None if value is None else ast.Name(id=value, ctx=ast.Load()))
+                block.insert(k, new)
+                try:
+                    wanted = ast.dump(function)
+                finally:
+                    del block[k]
+                candidate = f"{ret}; {text}" if before else f"{text}; {ret}"
+                mutated = _replaced(source, function, a, b, [candidate], wanted)
+                if mutated is None:
+                    continue
+                operator = ("append-return" if at_end else "insert-return") + ("" if value is None else f"-{value}")
+                shown = _short(ast.unparse(anchor), 60)
+                assert anchor.end_lineno is not None
+                found.append(
+                    Mutant(
+                        id=f"{symbol}:{where.lineno - code.lineno + 1}:{where.col_offset}:{operator}",
+                        symbol=symbol,
+                        targets=targets,
+                        line=anchor.lineno,
+                        end_line=anchor.end_lineno,
+                        operator=operator,
+                        description=f"line {anchor.lineno}: {shown} -> {ret + '; ' + shown if before else shown + '; ' + ret}",
+                        source=mutated,
+                    )
+                )
+    return found
 
 
 def _operator_at(source: _Source, left: ast.AST, node: ast.AST) -> tuple[int, int]:

@@ -135,7 +135,10 @@ def mutations(node: ast.AST, parent: ast.AST, step: Step, siblings: int) -> list
         for new in _numbers(number):
             found.append((f"{_fmt(number)}->{_fmt(new)}", _literal(new), "expr", None))
     elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        found.append((f"{node.value}->{not node.value}", ast.Constant(value=not node.value), "expr", None))
+        # copy=True -> False turns a copy into an alias: named for it (the reference passes no copy=).
+        copy = isinstance(parent, ast.keyword) and parent.arg == "copy" and node.value is True
+        name = "copy=True->False" if copy else f"{node.value}->{not node.value}"
+        found.append((name, ast.Constant(value=not node.value), "expr", None))
     elif isinstance(node, ast.BinOp):
         for new_op in ARITH.get(type(node.op), ()):
             new = ast.BinOp(left=node.left, op=new_op(), right=node.right)
@@ -205,3 +208,118 @@ def mutations(node: ast.AST, parent: ast.AST, step: Step, siblings: int) -> list
                 new_call = ast.Call(func=call.func, args=call.args, keywords=call.keywords[:i] + call.keywords[i + 1 :])
                 found.append((f"drop-kw-{kw.arg}", ast.Return(value=new_call), "stmt", None))
     return found
+
+
+# ------------------------------------------------------------------------------ the second pass
+# Operators added later run in a pass of their own, after every node has had the operators above:
+# a new mutant whose text equals an older one's is then the one left out, so no older id moves.
+
+COPIES = {"array": "asarray"}
+"""``np.array(x, ...)`` copies; ``np.asarray(x, ...)`` returns ``x`` itself when it already fits."""
+
+
+def local_names(function: ast.FunctionDef) -> set[str]:
+    """The parameters and the names bound inside ``function`` (its nested closures and
+    comprehensions included): the names a mutant may replace with a constant."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.FunctionDef | ast.Lambda):
+            a = node.args
+            found.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs))
+            found.update(p.arg for p in (a.vararg, a.kwarg) if p is not None)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+    return found
+
+
+def later_mutations(node: ast.AST, parent: ast.AST, step: Step, names: set[str]) -> list[Mutation]:
+    """The single-node changes of the second pass: a local name replaced by a constant, one
+    argument of any call dropped, a copy turned into an alias (``names``: the function's locals)."""
+    found: list[Mutation] = []
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        # Not the object of an attribute, a subscript or a call, nor what a loop runs over: 0.data
+        # or `for x in 0` only crash, which any test sees.
+        used = not (
+            (isinstance(parent, ast.Attribute | ast.Subscript) and step[0] == "value")
+            or (isinstance(parent, ast.Call) and step[0] == "func")
+            or (isinstance(parent, ast.For | ast.comprehension) and step[0] == "iter")
+        )
+        if used:
+            constants: list[object] = [0, 1]
+            if isinstance(parent, ast.Call | ast.keyword | ast.Return | ast.Compare):
+                constants.append(None)
+            if isinstance(parent, ast.Compare) and any(isinstance(op, ast.Is | ast.IsNot) for op in parent.ops):
+                constants = [None]  # `x is 0` is a SyntaxWarning, and an identity test of a number says nothing
+            for value in constants:
+                found.append((f"name->{value}", ast.Constant(value=value), "expr", None))
+    if isinstance(node, ast.Call) and not any(isinstance(a, ast.Starred) for a in node.args):
+        for i in range(len(node.args)):
+            new = ast.Call(func=node.func, args=node.args[:i] + node.args[i + 1 :], keywords=node.keywords)
+            found.append((f"call-drop-arg-{i}", new, "expr", node.func))
+        for i, kw in enumerate(node.keywords):
+            if kw.arg is not None:
+                new = ast.Call(func=node.func, args=node.args, keywords=node.keywords[:i] + node.keywords[i + 1 :])
+                found.append((f"call-drop-kw-{kw.arg}", new, "expr", node.func))
+        func = node.func
+        numpy = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np"
+        if numpy and isinstance(func, ast.Attribute) and func.attr in COPIES and node.args:
+            alias = ast.Attribute(value=func.value, attr=COPIES[func.attr], ctx=ast.Load())
+            found.append(("array->asarray", ast.Call(func=alias, args=node.args, keywords=node.keywords), "expr", None))
+            found.append(("array->alias", node.args[0], "expr", None))
+        if numpy and isinstance(func, ast.Attribute) and func.attr == "copy" and len(node.args) == 1:
+            found.append(("copy->alias", node.args[0], "expr", None))
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not numpy and not node.args:
+            found.append(("copy->alias", func.value, "expr", None))
+    return found
+
+
+def returns_value(function: ast.FunctionDef) -> bool:
+    """Whether ``function`` itself (not a closure of it) has a ``return <value>``."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("insert-return", "early return inserted"),
+    ("append-return", "early return inserted"),
+    ("name->", "name -> constant"),
+    ("call-drop-", "any call's argument dropped"),
+    ("array->", "copy -> alias"),
+    ("copy", "copy -> alias"),
+    ("drop-call", "returned call dropped"),
+    ("drop-arg-", "returned call's argument dropped"),
+    ("drop-kw-", "returned call's argument dropped"),
+    ("drop", "statement dropped"),
+    ("swap-args-", "arguments swapped"),
+    ("axis->", "axis / keepdims keyword"),
+    ("keepdims->", "axis / keepdims keyword"),
+    ("while->if", "while -> if"),
+    ("Aug", "augmented assignment"),
+    ("True->", "constant"),
+    ("False->", "constant"),
+    ("And->", "and <-> or"),
+    ("Or->", "and <-> or"),
+    ("USub-dropped", "unary operator dropped"),
+    ("Not-dropped", "unary operator dropped"),
+)
+ARITH_NAMES = {t.__name__ for t in ARITH} | {"Mod"}
+COMPARE_NAMES = {t.__name__ for t in COMPARE}
+
+
+def family(operator: str) -> str:
+    """The operator family an operator name belongs to, as the report's per-operator table groups them."""
+    for prefix, name in FAMILIES:
+        if operator == prefix or operator.startswith(prefix):
+            return name
+    head = operator.split("->")[0].split("-")[0]
+    if head in ARITH_NAMES:
+        return "arithmetic operator"
+    if head in COMPARE_NAMES:
+        return "comparison"
+    return "constant"

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from grader.campaign.grading import Outcome
 from grader.campaign.mutate import Mutant
+from grader.campaign.operators import family
 from grader.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,38 @@ def tally(outcomes: Sequence[Outcome], equivalents: Sequence[Equivalent], catalo
     return [row for row in tallies.values() if row.mutants]
 
 
+@dataclass
+class OperatorTally:
+    family: str
+    """An operator family (grader.campaign.operators.family): ``name -> constant``, ``comparison``."""
+    mutants: int = 0
+    killed: int = 0
+    survived: int = 0
+    equivalent: int = 0
+
+    @property
+    def rate(self) -> float:
+        graded = self.killed + self.survived
+        return self.killed / graded if graded else 1.0
+
+
+def tally_operators(outcomes: Sequence[Outcome], equivalents: Sequence[Equivalent]) -> list[OperatorTally]:
+    """Per operator family (most mutants first), its mutants' fate; each mutant counted once."""
+    listed = {e.id for e in equivalents}
+    rows: dict[str, OperatorTally] = {}
+    for outcome in outcomes:
+        name = family(outcome.mutant.operator)
+        row = rows.setdefault(name, OperatorTally(name))
+        row.mutants += 1
+        if outcome.killed:
+            row.killed += 1
+        elif outcome.mutant.id in listed:
+            row.equivalent += 1
+        else:
+            row.survived += 1
+    return sorted(rows.values(), key=lambda r: (-r.mutants, r.family))
+
+
 def _git(*args: str) -> str:
     try:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
@@ -172,6 +205,15 @@ def report(
             f"| {row.target} | {row.mutants} | {row.killed} | {len(row.survived)} | {len(row.equivalent)} "
             f"| {row.rate:.1%} | {mark} |"
         )
+    out += [
+        "",
+        "Per operator family (each mutant counted once, whichever targets grade it):",
+        "",
+        "| operator | mutants | killed | survived | equivalent | kill rate |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for op in tally_operators(outcomes, equivalents):
+        out.append(f"| {op.family} | {op.mutants} | {op.killed} | {op.survived} | {op.equivalent} | {op.rate:.1%} |")
     clock = sum(o.timed_out for o in outcomes)
     if clock:
         out += [
