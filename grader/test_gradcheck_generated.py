@@ -9,6 +9,7 @@ import pytest
 
 from grader import contract as c
 from grader.batch import batched
+from grader.compare import compare
 from grader.contract import clause
 from grader.graphs import SCALAR_SHAPES, Glue, broken_sum, scalar_functions
 
@@ -355,3 +356,37 @@ def test_gradcheck_of_integer_inputs_generated(grade, name, dtype, broken):
     for i, (x, x0) in enumerate(zip(arrays, before, strict=True)):
         if x.dtype != x0.dtype or not np.array_equal(x, x0):
             raise grade.fail("gradcheck", f"the {dtype} input {i} was changed by the call")
+
+
+@clause(c.NUMERICAL_GRAD, c.INPUTS_KEPT, c.PERTURB_A_COPY, c.GRADCHECK)
+@pytest.mark.parametrize("which", ["numerical_grad", "gradcheck"])
+@batched(
+    ("shape", "scale"),
+    [
+        pytest.param(shape, scale, id=f"{shape}-scale{scale:g}".replace(" ", ""))
+        for shape in ((), (1,), (3,), (2, 3))
+        for scale in (0.5, 1.0, 10.0)
+    ],
+)
+def test_a_function_that_reads_the_callers_array_sees_it_unchanged_generated(grade, which, shape, scale):
+    """f(t) = sum(t * x), x the caller's own array (the input itself): its gradient is x. A numerical_grad
+    that perturbs the caller's array in place, however exactly it restores it, makes f see x + eps e_i
+    in the constant too, and measures 2x."""
+    x = scale * grade.rng.standard_normal(shape)
+    expected = x.copy()
+    glue = Glue(grade)
+
+    def f(t):
+        return glue.total(glue.scale(t, x))
+
+    with grade.running(which):
+        result = grade.impl.numerical_grad(f, [x]) if which == "numerical_grad" else grade.impl.gradcheck(f, [x])
+    hint = "perturb a float64 copy of each input (np.array(x, dtype=np.float64)), never the caller's array"
+    if which == "gradcheck":
+        if not result.passed:
+            raise grade.fail("gradcheck", "failed a correct function of an input f also reads as a constant", hint)
+        return
+    # central differences of a linear f: exact but for rounding, far below the 2x of an in-place perturbation
+    problem = compare("the gradient of input 0", result[0], expected, "x itself", atol=1e-6, rtol=1e-6)
+    if problem is not None:
+        raise grade.fail("numerical_grad", problem, hint)
