@@ -91,8 +91,14 @@ def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, w
     clock.advance(100)
     write(started.path, [])
     board = records.scoreboard(history, session.check(history, clock).attempt)
-    assert [r.target for r in board.rows] == IDS
-    assert board.rows[0].time == 600  # the first target of the batch carries the segment
+    assert [r.targets for r in board.rows] == [tuple(batch), tuple(IDS[4:])]  # each batch: one segment
+    assert [r.time for r in board.rows] == [600, 100]
+    shared = board.rows[0]
+    assert shared.target == " + ".join(batch) and shared.time == 600 and shared.best == 600  # no 0:00 anywhere
+    assert shared.target_time == sum(CATALOG.get(t).target_time for t in batch)
+    assert all(r.time and r.time > 0 for r in board.rows) and board.regressions == 0
+    best = records.best_segments(history.attempts("full"))
+    assert best[tuple(sorted(batch))] == 600 and not any((t,) in best for t in batch)  # no target's best alone
 
 
 # ---------------------------------------------------------------------------- records

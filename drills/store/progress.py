@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
 from drills.store.history import RUNGS, Attempt, History
-from drills.store.records import best_segments, clock_at_end, finished, segments, sum_of_best
+from drills.store.records import Segment, best_segments, clock_at_end, finished, regressions, segments, sum_of_best
 from grader.catalog import FULL, load_catalog
 
 
@@ -49,8 +49,11 @@ class FullRun:
     seconds: float
     """The clock at the end: the run's time if it passed, else when you gave up."""
     passed: bool
-    segments: tuple[tuple[str, float], ...]
-    """(target, time spent on it since the previous split), in the order passed."""
+    segments: tuple[Segment, ...]
+    """In the order passed, as the scoreboard has them: targets passed on one save share one."""
+    regressions: float | None = None
+    """A passed run's time after its last split (fixing targets that failed again): with the segments,
+    its total; None for a give-up."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def progress(
             points = tuple(Point(a.ended_at or now, clock_at_end(a), a.outcome == "passed", a.assisted) for a in done)
             series.append(Series(drill_id, limit, index, points, rung))
     runs = tuple(
-        FullRun(n, a.ended_at or now, clock_at_end(a), a.outcome == "passed", tuple(segments(a)))
+        FullRun(n, a.ended_at or now, clock_at_end(a), a.outcome == "passed", tuple(segments(a)), regressions(a))
         for n, a in enumerate(finished(by_drill.get(FULL, [])), 1)
     )
     days = {day_of(p.at, tz) for s in series for p in s.points}

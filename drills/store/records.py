@@ -1,8 +1,8 @@
 """Records: what the history says of your times. The one place that decides which attempts count
 (finished ones), what a personal best is (per rung of the learning ladder: a copy time is never
-compared with a recall time), how a full drill's splits become segments and the sum of
-best, and what a scoreboard and a stats row hold. Functions over the history that return frozen
-data; drills/views draws it.
+compared with a recall time), how a full drill's splits become segments (shared by the targets
+passed on one save), the time lost to regressions and the sum of best, and what a scoreboard and a
+stats row hold. Functions over the history that return frozen data; drills/views draws it.
 """
 
 from __future__ import annotations
@@ -48,31 +48,89 @@ def clock_at_end(attempt: Attempt) -> float:
 # ---------------------------------------------------------------------------- splits
 
 
-def segments(attempt: Attempt) -> list[tuple[str, float]]:
-    """A full attempt's splits as (target, time spent on it since the previous split), in the order passed."""
-    out, previous = [], 0.0
-    for target, at in sorted(attempt.splits.items(), key=lambda kv: kv[1]):
-        out.append((target, at - previous))
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of a full drill between two splits: the targets that passed on the save that ended it
+    (more than one: a shared segment, targets passed together, in the order the history keeps them)
+    and the time since the previous split."""
+
+    targets: tuple[str, ...]
+    seconds: float
+    at: float
+    """The clock at its split."""
+
+    @property
+    def shared(self) -> bool:
+        return len(self.targets) > 1
+
+    @property
+    def label(self) -> str:
+        """``arith``, or for a shared segment ``arith + unary``."""
+        return " + ".join(self.targets)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """What its best is kept under (``best_segments``): its targets, in any order."""
+        return tuple(sorted(self.targets))
+
+
+def segments(attempt: Attempt) -> list[Segment]:
+    """A full attempt's splits as segments, in the order passed: targets whose splits fall on the same
+    save (the same clock) share one segment, never a 0:00 segment of their own."""
+    out: list[Segment] = []
+    previous = 0.0
+    for target, at in sorted(attempt.splits.items(), key=lambda kv: kv[1]):  # stable: the history's order
+        if out and at == out[-1].at:
+            out[-1] = Segment((*out[-1].targets, target), out[-1].seconds, at)
+            continue
+        out.append(Segment((target,), at - previous, at))
         previous = at
     return out
 
 
-def best_segments(runs: Iterable[Attempt], before: Attempt | None = None) -> dict[str, float]:
-    """Per core target, its shortest segment over the unassisted full drills with splits among ``runs``
-    (the history's full drills; those before one attempt, when given). A split is kept the moment it is
-    made: a run still in progress counts."""
-    best: dict[str, float] = {}
+def regressions(attempt: Attempt) -> float | None:
+    """A passed full drill's time in no segment: from its last split (every target had passed once) to
+    the save where every target passed again, spent fixing targets that had passed and failed again.
+    The segments and this add up to the time. None for a drill that has not passed."""
+    time = attempt.time
+    if time is None or not attempt.splits:
+        return None
+    return max(0.0, time - max(attempt.splits.values()))
+
+
+def best_segments(runs: Iterable[Attempt], before: Attempt | None = None) -> dict[tuple[str, ...], float]:
+    """Per segment (its targets: one, or those a shared segment holds together), its shortest time over
+    the unassisted full drills with splits among ``runs`` (the history's full drills; those before one
+    attempt, when given). A shared segment is a best of its group only: how it divided between its
+    targets is not known, so it is no target's best alone. A split is kept the moment it is made: a run
+    still in progress counts."""
+    best: dict[tuple[str, ...], float] = {}
     for run in runs:
         if run.assisted or not run.splits or (before is not None and run.id >= before.id):
             continue
-        for target, seconds in segments(run):
-            best[target] = min(seconds, best.get(target, seconds))
+        for segment in segments(run):
+            key = segment.key
+            best[key] = min(segment.seconds, best.get(key, segment.seconds))
     return best
 
 
-def sum_of_best(best: dict[str, float]) -> float | None:
-    """The best segments (``best_segments``) added up; None until every core target has one."""
-    return sum(best.values()) if len(best) == len(load_catalog().targets) else None
+def sum_of_best(best: dict[tuple[str, ...], float]) -> float | None:
+    """The fastest way through every core target with the best segments (``best_segments``): each core
+    target in exactly one of them, solo or shared, added up. None until they cover every core target."""
+    ids = [t.id for t in load_catalog().targets]
+    bit = {target: 1 << k for k, target in enumerate(ids)}
+    masks = [(sum(bit[t] for t in key), seconds) for key, seconds in best.items() if all(t in bit for t in key)]
+    full = (1 << len(ids)) - 1
+    cover: dict[int, float] = {0: 0.0}
+    for done in range(full + 1):  # a superset is always numbered above its subsets
+        if done not in cover:
+            continue
+        for mask, seconds in masks:
+            if mask & done == 0:
+                total = cover[done] + seconds
+                if total < cover.get(done | mask, float("inf")):
+                    cover[done | mask] = total
+    return cover.get(full)
 
 
 # ---------------------------------------------------------------------------- the catalog with your times
@@ -113,6 +171,9 @@ class ScoreRow:
     new_best: bool
     previous_best: float | None = None
     """Your best before this attempt (for a split of the full drill, your best segment before it)."""
+    targets: tuple[str, ...] = ()
+    """A segment of the full drill: its targets (more than one: a shared segment; ``target`` is then
+    their label, ``target_time`` their target times added up)."""
 
     @property
     def delta(self) -> float | None:
@@ -132,6 +193,9 @@ class Scoreboard:
     total: ScoreRow | None
     """For the full drill: the whole run against its target time."""
     sum_of_best: float | None
+    regressions: float | None = None
+    """For a passed full drill: the time after its last split (``records.regressions``); the rows'
+    times and it add up to the total."""
 
     @property
     def new_best(self) -> bool:
@@ -156,10 +220,11 @@ def _row(history: History, attempt: Attempt, count: int, target_time: int | None
 
 
 def scoreboard(history: History, attempt: Attempt, target_time: int | None = None) -> Scoreboard:
-    """The board shown when an attempt passes: one row, or for the full drill a row per split and a total.
+    """The board shown when an attempt passes: one row, or for the full drill a row per segment
+    (targets passed on one save share one), the time lost to regressions, and a total.
 
-    ``target_time``: of the attempt's rung (None: the catalog's, recall's); its times are compared
-    with those of its rung only."""
+        ``target_time``: of the attempt's rung (None: the catalog's, recall's); its times are compared
+        with those of its rung only."""
     count = len(finished_attempts(history, attempt.target, attempt.rung))
     if attempt.target != FULL:
         return Scoreboard(attempt, (_row(history, attempt, count, target_time),), None, None)
@@ -168,18 +233,20 @@ def scoreboard(history: History, attempt: Attempt, target_time: int | None = Non
     best, before = best_segments(runs), best_segments(runs, before=attempt)
     rows = tuple(
         ScoreRow(
-            target,
-            catalog.get(target).target_time,
-            seconds,
-            best.get(target),
+            segment.label,
+            sum(catalog.get(target).target_time for target in segment.targets),
+            segment.seconds,
+            best.get(segment.key),
             count,
             attempt.assisted,
-            not attempt.assisted and (target not in before or seconds < before[target]),
-            before.get(target),
+            not attempt.assisted and (segment.key not in before or segment.seconds < before[segment.key]),
+            before.get(segment.key),
+            segment.targets,
         )
-        for target, seconds in segments(attempt)
+        for segment in segments(attempt)
     )
-    return Scoreboard(attempt, rows, _row(history, attempt, count, None), sum_of_best(best))
+    total = _row(history, attempt, count, None)
+    return Scoreboard(attempt, rows, total, sum_of_best(best), regressions(attempt))
 
 
 # ---------------------------------------------------------------------------- stats

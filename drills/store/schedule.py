@@ -137,9 +137,11 @@ def card(
     fsrs, once it passed from memory; before that, a card with no reviews."""
     done: list[tuple[Review, Rating]] = []
     for run in finished(full_runs):
-        spent = dict(segments(run)).get(target)
-        if spent is not None:
-            rated = rating(True, spent, run.assisted, target_time)
+        segment = next((s for s in segments(run) if target in s.targets), None)
+        if segment is not None:  # a shared segment: its time against its targets' times added up
+            spent = segment.seconds
+            limit = target_time + sum(load_catalog().get(t).target_time for t in segment.targets if t != target)
+            rated = rating(True, spent, run.assisted, limit)
             done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
     recall = [a for a in finished(attempts) if a.rung == "recall"]
     if target != FULL and not done and not any(a.outcome == "passed" for a in recall):

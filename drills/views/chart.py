@@ -1,5 +1,6 @@
 """Progress charts: each attempt's time over the days with the target time as a line, and the full
-drill's splits with the sum of best.
+drill's splits with the sum of best (its segments as the scoreboard has them: targets passed on one
+save as one point, and the time lost to regressions).
 
 ``draw`` turns a Progress (drills/store/progress.py gathers it from the history) into text with
 plotext (imported here, when drawing: it costs a third of a second).
@@ -19,6 +20,9 @@ COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
 MARKERS = ("●", "◆", "■", "▲", "▼", "○", "◇", "□", "△", "▽", "◎", "◈")
 GAVE_UP = "✗"
 ASSISTED = "○"
+REGRESSED = "!"
+"""The time a run lost to regressions, after its last split."""
+REGRESSED_COLOR = 1  # dark red
 TARGET_LINE = 8  # grey
 BEST_LINE = 10  # green
 
@@ -201,12 +205,26 @@ def draw_full(p: Progress, width: int, height: int, color: bool = True) -> str:
     figure = _figure(width, half, "full: each target's split per run")
     legend = []
     tops = [1.0]
-    for index, target in enumerate(catalog.targets):
-        points = [(r.number, s / 60) for r in runs for t, s in r.segments if t == target.id]
+    for index, target in enumerate(catalog.targets):  # a target's own segments
+        points = [(r.number, s.seconds / 60) for r in runs for s in r.segments if s.targets == (target.id,)]
         code = COLORS[index % len(COLORS)]
         _draw_series(figure, [x for x, _ in points], [y for _, y in points], MARKERS[index], code, lines=True)
         tops += [y for _, y in points]
-        legend.append((MARKERS[index], code, target.id))
+        if points:  # a target only ever passed with others has its points under their segment
+            legend.append((MARKERS[index], code, target.id))
+    groups = list(dict.fromkeys(s.targets for r in runs for s in r.segments if s.shared))
+    for k, group in enumerate(groups):  # targets passed on one save: one point for them together
+        index = len(catalog.targets) + 1 + k
+        code, symbol = COLORS[index % len(COLORS)], MARKERS[index % len(MARKERS)]
+        points = [(r.number, s.seconds / 60) for r in runs for s in r.segments if s.targets == group]
+        _draw_series(figure, [x for x, _ in points], [y for _, y in points], symbol, code, lines=False)
+        tops += [y for _, y in points]
+        legend.append((symbol, code, " + ".join(group)))
+    lost = [(r.number, r.regressions / 60) for r in runs if r.regressions]
+    if lost:  # the scoreboard's regressions line
+        _draw_series(figure, [x for x, _ in lost], [y for _, y in lost], REGRESSED, REGRESSED_COLOR, lines=False)
+        tops += [y for _, y in lost]
+        legend.append((REGRESSED, REGRESSED_COLOR, "regressions"))
     run_axis(figure)
     _y_axis(figure, max(tops) * 1.15, "min", half)
     splits = figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)

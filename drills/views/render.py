@@ -140,10 +140,37 @@ def scoreboard(board: Scoreboard) -> RenderableType:
     return ByWidth(_scoreboard(board, narrow=True), _scoreboard(board, narrow=False), at=80)
 
 
+REGRESSIONS = "regressions"
+"""The scoreboard's line for the time after the last split (``Scoreboard.regressions``)."""
+
+
+NAME_WIDTH = 15
+"""How wide a shared segment's name may grow before its next target goes on a line of its own."""
+
+
+def segment_name(row: ScoreRow) -> str:
+    """A row's first cell: its target, or a shared segment's targets joined by ``+``, on as few lines of
+    ``NAME_WIDTH`` as they fit (``arith + unary +`` / ``softmax``): never cut mid-word, however narrow
+    the terminal."""
+    if len(row.targets) < 2:
+        return row.target
+    lines = [row.targets[0]]
+    for target in row.targets[1:]:
+        if len(lines[-1]) + len(target) + 3 <= NAME_WIDTH:
+            lines[-1] += f" + {target}"
+        else:
+            lines[-1] += " +"
+            lines.append(target)
+    return "\n".join(lines)
+
+
 def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
-    """Narrow: the attempts and assisted columns, the same on every row, become a line under the table."""
+    """Narrow: the attempts and assisted columns, the same on every row, become a line under the table.
+    A full drill's rows are its segments (a shared one names its targets), then the time lost to
+    regressions when there was any: they add up to the total."""
     table = grid(narrow)
-    id_column(table, [r.target for r in board.rows] + ["total"])
+    names = [line for r in board.rows for line in segment_name(r).splitlines()]
+    id_column(table, [*names, "total", *([REGRESSIONS] if board.regressions else [])])
     for name in ("target", "time", "Δ", "Δ best", "best", *([] if narrow else ["attempts"])):
         table.add_column(name, justify="right", no_wrap=True)
     if not narrow:
@@ -152,12 +179,15 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
     def cells(row: ScoreRow) -> list[RenderableType]:
         best = Text(t(row.best))
         if row.new_best and board.total is not None and row is not board.total:
-            best.append(" ★", style="yellow")  # a best split of the full drill
+            best.append(" ★", style="yellow")  # a best segment of the full drill
         times = [format_time(row.target_time), t(row.time), delta(row.delta), delta(row.best_delta), best]
         return times if narrow else [*times, str(row.attempts), "yes" if row.assisted else "no"]
 
     for row in board.rows:
-        table.add_row(row.target, *cells(row))
+        table.add_row(segment_name(row), *cells(row))
+    if board.regressions:
+        gap = ["-", t(board.regressions), "-", "-", "-", *([] if narrow else ["", ""])]
+        table.add_row(Text(REGRESSIONS, style="red"), *gap)
     if board.total is not None:
         table.add_section()
         table.add_row(Text("total", style="bold"), *cells(board.total))
@@ -165,6 +195,16 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
     if narrow:
         main = board.total or board.rows[0]
         parts.append(Text(f"{counted(main.attempts, 'attempt')}; {'assisted' if main.assisted else 'unassisted'}"))
+    if board.regressions:
+        parts.append(
+            Text(
+                f"Regressions: {t(board.regressions)} after the last split, fixing targets that had passed and "
+                "failed again.",
+                style="dim",
+            )
+        )
+    if any(len(r.targets) > 1 for r in board.rows):
+        parts.append(Text("Targets passed on one save share one segment (and its target time).", style="dim"))
     if board.total is not None:
         parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
     return Group(*parts)
@@ -359,7 +399,10 @@ def review_card(card: ReviewCard) -> RenderableType:
 
 
 def sum_of_best_line(seconds: float | None) -> Text:
-    return Text(f" Sum of best splits: {t(seconds)}  (every core target's best split of the full drill, added up)")
+    return Text(
+        f" Sum of best splits: {t(seconds)}  (the full drill's best segments, every core target in one of them, "
+        "added up)"
+    )
 
 
 def streak_line(streak: Streak) -> Text:
