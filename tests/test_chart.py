@@ -146,6 +146,32 @@ def test_full_draws_totals_with_the_sum_of_best_and_the_splits(store):
         assert target in text
 
 
+def test_full_plots_a_shared_segment_once_and_the_regressions_as_the_scoreboard_has_them(store):
+    """Two targets passed on one save: one point for them together, none at 0:00; a run that ended after its
+    last split: its regressions plotted; the segments and the regressions add up to the run's time."""
+    ids = CATALOG.ids
+    splits = {t: 300 * (k + 1) for k, t in enumerate(ids)}
+    splits[ids[1]] = splits[ids[0]]  # the second on the first one's save
+    attempt = store.start("full", Path("/nowhere/full.py"), T0)
+    for target, elapsed in splits.items():
+        store.add_split(attempt, target, elapsed)
+    store.finish(attempt, "passed", T0 + max(splits.values()) + 240)  # 4:00 fixing a target that failed again
+    p = progress.progress(store, T0 + 3 * 3600, UTC)
+    [run] = p.full
+    assert run.segments[0].targets == (ids[0], ids[1]) and run.segments[0].seconds == 300
+    assert all(s.seconds > 0 for s in run.segments) and run.regressions == 240
+    assert sum(s.seconds for s in run.segments) + run.regressions == run.seconds
+    assert p.sum_of_best == max(splits.values())  # the regressions are in no segment
+    text = chart.draw(p, "full", 100, 40, color=False)
+    splits_chart = text.split("full: each target's split per run")[1]
+    assert f"{ids[0]} + {ids[1]}" in splits_chart and "! regressions" in splits_chart
+    assert f" {ids[0]} " not in splits_chart.replace(f"{ids[0]} + ", "")  # no point of its own, so no legend
+    plotted = splits_chart.split("└")[0]
+    assert "!" in plotted  # the regressions point
+    zero = next(line for line in plotted.splitlines() if line.lstrip().startswith("0:00"))
+    assert set(zero.split("┤", 1)[1]) <= {" ", "│"}  # nothing plotted at 0:00
+
+
 # ---------------------------------------------------------------------------- the CLI
 
 

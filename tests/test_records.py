@@ -101,6 +101,41 @@ def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, w
     assert best[tuple(sorted(batch))] == 600 and not any((t,) in best for t in batch)  # no target's best alone
 
 
+def test_sum_of_best_covers_every_target_once_with_solo_or_shared_segments(history):
+    """A shared segment is a best of its targets together: the sum of best takes, for every core target
+    once, the fastest of the recorded segments, a shared one or the solo ones of its targets."""
+    a, b, *rest = IDS
+    best = {(a,): 30.0, (b,): 200.0, tuple(sorted((a, b))): 100.0, **{(t,): 50.0 for t in rest}}
+    assert records.sum_of_best(best) == 100 + 50 * len(rest)  # a and b together (1:40) beat 0:30 + 3:20
+    best[(b,)] = 60.0
+    assert records.sum_of_best(best) == 90 + 50 * len(rest)  # now apart
+    del best[(a,)], best[(b,)]
+    assert records.sum_of_best(best) == 100 + 50 * len(rest)  # only ever passed together: still covered
+    del best[(rest[0],)]
+    assert records.sum_of_best(best) is None  # a core target in no segment
+    assert records.sum_of_best({tuple(sorted(IDS)): 900.0}) == 900  # every target on one save
+    assert records.sum_of_best({**best, (rest[0], "max"): 1.0}) is None  # a follow-up is no core segment
+
+
+def test_segments_of_one_save_are_one_and_the_regressions_are_the_rest(history, clock, workspace, fake_grading):
+    """The segments of a full drill and its regressions add up to its time, whatever its splits."""
+    started = session.start(history, "full", workspace, clock)
+    attempt = started.attempt
+    for target, at in [(IDS[0], 60.0), (IDS[1], 60.0), (IDS[2], 200.0), *((t, 500.0) for t in IDS[3:])]:
+        history.add_split(attempt, target, at)
+    history.finish(attempt, "passed", attempt.started_at + 640)
+    done = history.get(attempt.id)
+    got = records.segments(done)
+    assert [(s.targets, s.seconds, s.at) for s in got] == [
+        (tuple(IDS[:2]), 60, 60),
+        ((IDS[2],), 140, 200),
+        (tuple(IDS[3:]), 300, 500),
+    ]
+    assert got[0].shared and not got[1].shared and got[0].label == f"{IDS[0]} + {IDS[1]}"
+    assert records.regressions(done) == 140
+    assert sum(s.seconds for s in got) + 140 == done.time == 640
+
+
 # ---------------------------------------------------------------------------- records
 
 

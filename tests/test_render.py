@@ -213,6 +213,31 @@ def test_a_full_scoreboard_at_60_columns_keeps_every_time_and_says_attempts_and_
     assert "3 attempts; assisted" in shown and "Sum of best splits: 30:50" in shown
 
 
+def test_a_shared_segment_and_the_regressions_at_60_columns():
+    """A shared segment names its targets, never cut mid-word; the regressions line has its time only;
+    the times drawn add up to the total."""
+    rows = (
+        ScoreRow("unbroadcast", 300, 100.0, 100.0, 1, False, True, None, ("unbroadcast",)),
+        ScoreRow("backward + arith + unary", 1680, 400.0, 400.0, 1, False, True, None, ("backward", "arith", "unary")),
+        ScoreRow("softmax + cross-entropy", 660, 200.0, 150.0, 1, False, False, 150.0, ("softmax", "cross-entropy")),
+    )
+    total = ScoreRow("full", 2700, 790.0, 790.0, 1, False, True)
+    shown = text(render.scoreboard(Scoreboard(attempt("full"), rows, total, 650.0, 90.0)), width=60)
+    lines = shown.splitlines()
+    assert max(map(len, lines)) <= 60
+    assert [line.split() for line in lines[1:8]] == [
+        ["unbroadcast", "5:00", "1:40", "−3:20", "-", "1:40", "★"],
+        ["backward", "+", "28:00", "6:40", "−21:20", "-", "6:40", "★"],  # their target times added up
+        ["arith", "+", "unary"],
+        ["softmax", "+", "11:00", "3:20", "−7:40", "+0:50", "2:30"],
+        ["cross-entropy"],
+        ["regressions", "-", "1:30", "-", "-", "-"],
+        ["total", "45:00", "13:10", "−31:50", "-", "13:10"],  # 1:40 + 6:40 + 3:20 + 1:30
+    ]
+    assert "Regressions: 1:30 after the last split" in " ".join(shown.split())
+    assert "share one segment" in shown and "Sum of best splits: 10:50" in shown
+
+
 def test_stats_show_the_trend_and_the_share_under_the_target():
     stats = TargetStats("unbroadcast", 300, 4, 100.0, 250.0, (400.0, 250.0, 100.0), 0.5, None)
     shown = text(render.stats_table([stats]), width=120)

@@ -167,6 +167,20 @@ def test_a_full_drills_splits_are_reviews_of_each_target(store, clock):
     assert reason == "due 2 days ago: last time passed in 8:20 in a full drill (Good)"
 
 
+def test_targets_passed_on_one_save_are_rated_by_their_shared_segment(store):
+    """Two targets passing on one save share one segment: each is rated by it against their target times
+    added up, never by a 0:00 segment of its own (which would rate the second Easy)."""
+    first, second, *_ = CATALOG.ids
+    run = store.start("full", Path("/nowhere/full.py"), T0)
+    together = CATALOG.get(first).target_time + CATALOG.get(second).target_time
+    store.add_split(run, first, together * 0.75)  # both on one save, at three quarters of their times: Good
+    store.add_split(run, second, together * 0.75)
+    store.finish(run, "gave-up", T0 + 3000)
+    cards = {c.target: c for c in schedule.deck(store, T0 + 3000)}
+    assert [(r.rating, r.time) for r in cards[first].reviews] == [("Good", together * 0.75)]
+    assert [(r.rating, r.time) for r in cards[second].reviews] == [("Good", together * 0.75)]
+
+
 def test_targets_no_longer_in_the_catalog_are_ignored(store):
     record(store, "retired-target", 60, T0)
     assert [c.target for c in schedule.queue(store, T0 + 60)] == ORDER
