@@ -140,27 +140,13 @@ def scoreboard(board: Scoreboard) -> RenderableType:
     return ByWidth(_scoreboard(board, narrow=True), _scoreboard(board, narrow=False), at=80)
 
 
-REGRESSIONS = "regressions"
-"""The scoreboard's line for the time after the last split (``Scoreboard.regressions``)."""
-
-
-NAME_WIDTH = 15
-"""How wide a shared segment's name may grow before its next target goes on a line of its own."""
-
-
-def segment_name(row: ScoreRow) -> str:
-    """A row's first cell: its target, or a shared segment's targets joined by ``+``, on as few lines of
-    ``NAME_WIDTH`` as they fit (``arith + unary +`` / ``softmax``): never cut mid-word, however narrow
-    the terminal."""
-    if len(row.targets) < 2:
-        return row.target
-    lines = [row.targets[0]]
+def segment_name(row: ScoreRow, width: int = 15) -> str:
+    """A row's first cell: its target, or a shared segment's joined by ``+`` on lines of ``width`` at most
+    as they fit (``arith + unary +`` / ``softmax``): never cut mid-word, however narrow the terminal."""
+    lines = [row.targets[0] if row.targets else row.target]
     for target in row.targets[1:]:
-        if len(lines[-1]) + len(target) + 3 <= NAME_WIDTH:
-            lines[-1] += f" + {target}"
-        else:
-            lines[-1] += " +"
-            lines.append(target)
+        fits = len(lines[-1]) + len(target) + 3 <= width
+        lines[-1:] = [f"{lines[-1]} + {target}"] if fits else [f"{lines[-1]} +", target]
     return "\n".join(lines)
 
 
@@ -170,7 +156,7 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
     regressions when there was any: they add up to the total."""
     table = grid(narrow)
     names = [line for r in board.rows for line in segment_name(r).splitlines()]
-    id_column(table, [*names, "total", *([REGRESSIONS] if board.regressions else [])])
+    id_column(table, [*names, "total", "regressions" if board.regressions else ""])
     for name in ("target", "time", "Δ", "Δ best", "best", *([] if narrow else ["attempts"])):
         table.add_column(name, justify="right", no_wrap=True)
     if not narrow:
@@ -187,7 +173,7 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
         table.add_row(segment_name(row), *cells(row))
     if board.regressions:
         gap = ["-", t(board.regressions), "-", "-", "-", *([] if narrow else ["", ""])]
-        table.add_row(Text(REGRESSIONS, style="red"), *gap)
+        table.add_row(Text("regressions", style="red"), *gap)  # the time after the last split
     if board.total is not None:
         table.add_section()
         table.add_row(Text("total", style="bold"), *cells(board.total))
@@ -196,13 +182,8 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
         main = board.total or board.rows[0]
         parts.append(Text(f"{counted(main.attempts, 'attempt')}; {'assisted' if main.assisted else 'unassisted'}"))
     if board.regressions:
-        parts.append(
-            Text(
-                f"Regressions: {t(board.regressions)} after the last split, fixing targets that had passed and "
-                "failed again.",
-                style="dim",
-            )
-        )
+        said = f"Regressions: {t(board.regressions)} after the last split, fixing targets that had passed and failed again."
+        parts.append(Text(said, style="dim"))
     if any(len(r.targets) > 1 for r in board.rows):
         parts.append(Text("Targets passed on one save share one segment (and its target time).", style="dim"))
     if board.total is not None:
