@@ -60,7 +60,7 @@ class Review:
     rating: str
     """Again, Hard, Good or Easy."""
     time: float | None
-    """The finishing time of a pass (of a full drill's split: its segment); None for a give-up."""
+    """The finishing time of a pass (of a full drill's split: its segment, maybe shared); None for a give-up."""
     assisted: bool
     full: bool = False
     """A split of a full drill, not an attempt at the target alone."""
