@@ -165,6 +165,8 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
     if narrow:
         main = board.total or board.rows[0]
         parts.append(Text(f"{counted(main.attempts, 'attempt')}; {'assisted' if main.assisted else 'unassisted'}"))
+    if board.attempt.reason:
+        parts.append(Text(f"Assisted: {board.attempt.reason}: no best, split or rung move.", style="yellow"))
     if board.total is not None:
         parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
     return Group(*parts)
