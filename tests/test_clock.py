@@ -201,3 +201,16 @@ def test_a_history_from_before_the_clock_columns_opens_and_its_attempts_keep_the
         assert store.get(running.id).elapsed(clock()) == 250
     finally:
         store.close()
+
+
+def test_without_a_boot_id_file_the_boot_is_psutils(monkeypatch, tmp_path):
+    import psutil
+
+    from drills.loop import clock as clocks
+
+    monkeypatch.setattr(clocks, "BOOT_ID", tmp_path / "none")
+    clocks.boot_id.cache_clear()
+    try:
+        assert clocks.boot_id() == f"boot-{round(psutil.boot_time() / 60)}"
+    finally:
+        clocks.boot_id.cache_clear()

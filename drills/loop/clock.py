@@ -35,12 +35,15 @@ Clock = Callable[[], float]
 
 @cache
 def boot_id() -> str:
-    """This boot's id: Linux's boot_id; elsewhere the boot's moment to the minute, from the wall clock
-    less the monotonic one (a suspend or a clock change moving it reads as a reboot: the safe side)."""
+    """This boot's id: Linux's boot_id; elsewhere the boot's moment to the minute, as psutil reads it
+    (a wall-clock change that moves it reads as a reboot: the safe side, the clock stops at the
+    last event instead of jumping)."""
     try:
         return BOOT_ID.read_text().strip()
     except OSError:
-        return f"boot-{round((time.time() - time.monotonic()) / 60)}"
+        import psutil
+
+        return f"boot-{round(psutil.boot_time() / 60)}"
 
 
 def system_clock() -> Reading:
