@@ -36,7 +36,9 @@ def test_a_wall_clock_change_during_an_attempt_changes_nothing(history: History,
     checked = session.check(history, clock)
     assert checked.finished and checked.elapsed == 90 and checked.attempt.time == 90
     assert personal_best(history, "unbroadcast") == 90
-    assert checked.attempt.ended_at == clock.wall  # the calendar keeps the wall clock
+    ended = checked.attempt
+    assert ended.ended_at == max(clock.wall, ended.started_at + 90)  # the calendar: the wall clock
+    assert ended.paused_total >= 0 and ended.ended_at - ended.started_at - ended.paused_total == 90  # as exported
 
 
 def test_a_wall_clock_change_while_paused_changes_nothing(history: History, clock: MockClock, workspace):

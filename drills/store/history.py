@@ -277,6 +277,7 @@ class History:
         An attempt already ended (say, abandoned in another terminal while this one graded) keeps
         its ending: the first to end it wins. ``elapsed``: the clock at the save that ended it (None:
         the clock at ``now``); a save graded while the clock was paused ends it no later than the pause.
+        The wall-clock dates keep ended = started + clock + paused_total, paused_total >= 0 (export).
         """
         with self.transaction() as db:
             current = self.get(attempt.id)
@@ -284,7 +285,7 @@ class History:
                 clock = current.elapsed(now)
                 if elapsed is not None:
                     clock = min(elapsed, clock) if current.paused else elapsed
-                end = float(now)
+                end = max(float(now), current.started_at + clock)  # the wall clock set back: not before
                 db.execute(
                     "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL, "
                     "paused_total = ?, clock_banked = ?, clock_boot = NULL, clock_mono = NULL, clock_wall = NULL "
