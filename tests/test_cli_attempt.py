@@ -61,6 +61,22 @@ def test_editing_while_paused_earns_no_best_and_says_why(clock, workspace):
     assert row(drill("stats", "unbroadcast"), "unbroadcast")[:5] == ["unbroadcast", "5:00", "1", "-", "0:03"]
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_the_reason_survives_export_and_import(fmt, clock, workspace, tmp_path, monkeypatch):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(3)
+    drill("pause")
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    drill("resume")
+    drill("check")
+    out = tmp_path / f"history.{fmt}"
+    drill("export", "--format", fmt, "--output", str(out))
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "elsewhere"))
+    drill("import", str(out))
+    attempt = latest()
+    assert attempt.assisted and attempt.reason == "edited while paused" and attempt.time == 3
+
+
 def test_pausing_without_editing_keeps_the_best(clock, workspace):
     drill("start", "unbroadcast", "--rung", "recall")
     clock.advance(20)

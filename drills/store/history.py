@@ -361,12 +361,13 @@ class History:
         splits: Iterable[tuple[str, float]],
         hints: Iterable[tuple[str, int]],
         rung: str = "recall",
+        reason: str | None = None,
     ) -> Attempt:
         """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""
         cursor = self.db.execute(
-            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive, rung),
+            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung, "
+            "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive, rung, reason),
         )
         assert cursor.lastrowid is not None
         attempt_id = cursor.lastrowid
