@@ -50,6 +50,7 @@ def test_editing_while_paused_earns_no_best_and_says_why(clock, workspace):
     (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
     clock.advance(600)
     assert "Assisted: edited while paused" in said(drill("resume"))
+    assert "Assisted: edited while paused" in said(drill("status"))
     result = drill("check")
     text = said(result)
     assert "passed at 0:03" in text and "new personal best" not in text

@@ -201,6 +201,8 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
             if s.regressed:
                 detail = f"(passed at {format_time(s.split or 0)}) {detail}"
         lines.append(Text("   ").append_text(mark).append(f" {s.target:<14} {s.state:<11} {detail}"))
+    if attempt.reason:
+        lines.append(Text(f" Assisted: {attempt.reason}: this attempt sets no best.", style="yellow"))
     lines.append(next_step("drill resume" if attempt.paused else "drill watch"))
     return Group(*lines)
 
