@@ -103,6 +103,20 @@ def test_setting_the_wall_clock_back_or_forward_changes_no_attempt(clock, worksp
     assert "passed at 1:30" in text and "new personal best" in text
 
 
+def test_a_reboot_keeps_the_clock_of_the_last_event_and_a_file_changed_since_is_assisted(clock, workspace):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(100)
+    drill("check", code=1)  # the stub fails: a clock event at 1:40
+    clock.advance(50)
+    clock.reboot(120)
+    clock.advance(10)
+    assert "unbroadcast 1:40 target 5:00" in said(drill("status"))
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    text = said(drill("check"))
+    assert "passed at 1:40" in text and "new personal best" not in text
+    assert "assisted: changed across a reboot, no best" in text
+
+
 def test_pause_resume_status_without_an_attempt(clock):
     for command in ("pause", "resume", "abandon", "give-up", "watch"):
         assert "drill start" in said(drill(command, code=2)), command
