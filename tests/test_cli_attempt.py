@@ -42,6 +42,81 @@ def test_pause_freezes_the_clock_and_check_waits_for_resume(clock):
         store.close()
 
 
+def test_editing_while_paused_earns_no_best_and_says_why(clock, workspace):
+    """Issue 23: pause at 0:03, write the solution, resume, check: no best, the reason shown."""
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(3)
+    drill("pause")
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    clock.advance(600)
+    assert "Assisted: edited while paused" in said(drill("resume"))
+    assert "Assisted: edited while paused" in said(drill("status"))
+    result = drill("check")
+    text = said(result)
+    assert "passed at 0:03" in text and "new personal best" not in text
+    assert "assisted: edited while paused, no best" in text
+    assert "Assisted: edited while paused: no best" in text  # under the scoreboard
+    assert row(result, "unbroadcast") == ["unbroadcast", "5:00", "0:03", "−4:57", "-", "-", "1", "yes"]
+    assert latest().reason == "edited while paused"
+    assert re.search(r"^unbroadcast\s+recall\s.*5:00\s+-\s+0:03\s+1\s", drill("list").output, re.M)
+    assert row(drill("stats", "unbroadcast"), "unbroadcast")[:5] == ["unbroadcast", "5:00", "1", "-", "0:03"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_the_reason_survives_export_and_import(fmt, clock, workspace, tmp_path, monkeypatch):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(3)
+    drill("pause")
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    drill("resume")
+    drill("check")
+    out = tmp_path / f"history.{fmt}"
+    drill("export", "--format", fmt, "--output", str(out))
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "elsewhere"))
+    drill("import", str(out))
+    attempt = latest()
+    assert attempt.assisted and attempt.reason == "edited while paused" and attempt.time == 3
+
+
+def test_pausing_without_editing_keeps_the_best(clock, workspace):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(20)
+    drill("pause")
+    clock.advance(600)
+    assert "Assisted" not in said(drill("resume"))
+    clock.advance(20)
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    text = said(drill("check"))
+    assert "passed at 0:40" in text and "new personal best" in text and "Assisted" not in text
+
+
+def test_setting_the_wall_clock_back_or_forward_changes_no_attempt(clock, workspace):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(60)
+    clock.set_wall(clock.wall - 2 * 3600)  # set back two hours
+    assert "unbroadcast 1:00 target 5:00" in said(drill("status"))
+    clock.advance(30)
+    clock.suspend(8 * 3600)  # suspended overnight
+    clock.set_wall(clock.wall + 3600)
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    text = said(drill("check"))
+    assert "passed at 1:30" in text and "new personal best" in text
+
+
+def test_a_reboot_keeps_the_clock_of_the_last_event_and_a_file_changed_since_is_assisted(clock, workspace):
+    drill("start", "unbroadcast", "--rung", "recall")
+    clock.advance(100)
+    drill("check", code=1)  # the stub fails: a clock event at 1:40
+    clock.advance(50)
+    clock.reboot(120)
+    clock.advance(10)
+    assert "unbroadcast 1:40 target 5:00" in said(drill("status"))
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
+    text = said(drill("check"))
+    assert "passed at 1:40" in text and "new personal best" not in text
+    assert "assisted: changed across a reboot, no best" in text
+
+
 def test_pause_resume_status_without_an_attempt(clock):
     for command in ("pause", "resume", "abandon", "give-up", "watch"):
         assert "drill start" in said(drill(command, code=2)), command

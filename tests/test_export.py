@@ -289,7 +289,7 @@ def good_csv() -> str:
             ".csv", lambda: good_csv().replace("split,1,", "splat,1,", 1), "line 3: kind must be attempt", id="kind"
         ),
         pytest.param(
-            ".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,,\n", "appears twice", id="dup-split"
+            ".csv", lambda: good_csv() + "split,1,unbroadcast,,,,1.0,,,,,,,\n", "appears twice", id="dup-split"
         ),
     ],
 )

@@ -124,3 +124,28 @@ def test_a_newer_save_cancels_the_grading_in_flight_and_nothing_typed_reaches_th
     finally:
         term.kill()
     assert "Traceback" not in term.said
+
+
+def test_p_pause_an_edit_and_p_resume_earn_no_best_and_say_why(workspace):
+    """Issue 23: the watch's p pauses, the solution is written while paused, p resumes and grades:
+    it passes, as assisted ("edited while paused"), with no personal best."""
+    drill("start", "unbroadcast", "--rung", "recall")
+    path = workspace / "unbroadcast.py"
+    term = Pty(WATCH)
+    try:
+        term.wait(graded, "the stub's verdict")
+        term.child.send("p")
+        term.shows("⏸ paused")
+        path.write_text(REFERENCE_SOURCE, encoding="utf-8")
+        term.child.send("p")  # resume: grades at once
+        term.shows("✓ passed")
+        term.shows("Next due:")
+        term.child.sendintr()
+        assert term.end() == 0, term.said[-2000:]
+    finally:
+        term.kill()
+    said = " ".join(term.said.split())
+    assert "edited while paused" in said and "new personal best" not in said
+    attempt = latest()
+    assert attempt.outcome == "passed" and attempt.assisted and attempt.reason == "edited while paused"
+    assert "Traceback" not in term.said

@@ -3,6 +3,7 @@ the history that return data; the CLI prints it with drills/views."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from drills.loop.clock import Clock
 from drills.loop.incremental import merge, reused_verdicts
 from drills.loop.ladder import current_rung, rung_time
 from drills.loop.stubs import stub_for
+from drills.store.attempt import file_sha256
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
@@ -93,7 +95,7 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
         atomic_write(path, stub_for(symbols, label, drills=[t.id for t in targets], rung=rung))
     except OSError as exc:
         raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
-    attempt = history.start(target_id, path.resolve(), clock(), rung)
+    attempt = history.start(target_id, path.resolve(), clock(), rung, file_sha256(path))
     best = personal_best(history, target_id, rung=rung)
     return Started(attempt, path, symbols, archived, best, timed.seconds, rung, timed.reasoning)
 
@@ -161,14 +163,15 @@ def check(
     if result.passed and reused:  # the end is never declared on reused verdicts
         result = grade(targets)
     history.add_submission(attempt, when, elapsed, source, json.dumps(result.to_json()), result.passed)
-    attempt = history.get(attempt.id)
+    raw = source.encode("utf-8", "surrogateescape")
+    attempt = history.tick(attempt, when, hashlib.sha256(raw).hexdigest())  # a reboot comes back to this clock
     if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
         return Checked(attempt, result, elapsed, ())
     newly = tuple(t.target for t in result.targets if t.passed and t.target not in attempt.splits)
     for target in newly:
         history.add_split(attempt, target, elapsed)
     if result.passed:
-        attempt = history.finish(attempt, "passed", attempt.started_at + attempt.paused_total + elapsed)
+        attempt = history.finish(attempt, "passed", when, elapsed=elapsed)
     return Checked(history.get(attempt.id), result, elapsed, newly)
 
 
@@ -179,14 +182,14 @@ def pause(history: History, clock: Clock) -> Attempt:
     attempt = require_active(history)
     if attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is already paused at {format_time(attempt.elapsed(clock()))}")
-    return history.pause(attempt, clock())
+    return history.pause(attempt, clock(), file_sha256(attempt.file))
 
 
 def resume(history: History, clock: Clock) -> Attempt:
     attempt = require_active(history)
     if not attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is running ({format_time(attempt.elapsed(clock()))})")
-    return history.resume(attempt, clock())
+    return history.resume(attempt, clock(), file_sha256(attempt.file))
 
 
 def give_up(history: History, clock: Clock) -> Attempt:

@@ -50,10 +50,11 @@ CSV_FIELDS = (
     "hints",
     "file",
     "archive",
+    "reason",
     "rung",
 )
-OPTIONAL_FIELDS = ("rung",)
-"""Columns an older export lacks (its attempts are recall)."""
+OPTIONAL_FIELDS = ("rung", "reason")
+"""Columns an older export lacks (its attempts are recall; assisted, if at all, by hints or peeks)."""
 SAME_START = 0.001
 """Seconds within which two starts of the same target are the same attempt (ISO keeps microseconds)."""
 
@@ -92,6 +93,8 @@ class Record:
     submissions: tuple[Submission, ...] | None = None
     """The graded versions of the file; None when not exported."""
     rung: str = "recall"
+    reason: str | None = None
+    """Why it is assisted besides hints and peeks (edited while paused...)."""
 
     @property
     def seconds(self) -> float:
@@ -124,6 +127,7 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
                 hints=tuple(history.hints(attempt)),
                 submissions=subs,
                 rung=attempt.rung,
+                reason=attempt.reason,
             )
         )
     return out
@@ -149,6 +153,7 @@ def _attempt_fields(r: Record) -> dict[str, Any]:
         "file": r.file,
         "archive": r.archive,
         "rung": r.rung,
+        "reason": r.reason,
     }
 
 
@@ -195,6 +200,7 @@ def to_csv(recs: Iterable[Record]) -> str:
                 **_attempt_fields(r),
                 "assisted": "true" if r.assisted else "false",
                 "archive": r.archive or "",
+                "reason": r.reason or "",
             }
         )
         for target, seconds in r.splits:

@@ -12,8 +12,10 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from drills.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED, Attempt, mark
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (
@@ -27,7 +29,13 @@ CREATE TABLE IF NOT EXISTS attempts (
     outcome TEXT,                          -- NULL while in progress; passed | gave-up | abandoned
     assisted INTEGER NOT NULL DEFAULT 0,   -- hints or a peek at the reference
     archive TEXT,                          -- where the file went when the attempt was abandoned
-    rung TEXT NOT NULL DEFAULT 'recall'    -- copy | cloze | recall (the learning ladder); full: recall
+    rung TEXT NOT NULL DEFAULT 'recall',   -- copy | cloze | recall (the learning ladder); full: recall
+    reason TEXT,                           -- why it is assisted besides hints and peeks: edited while paused...
+    clock_banked REAL,                     -- seconds on the clock at the last clock event (NULL: made before)
+    clock_boot TEXT,                       -- while running: the boot of that event
+    clock_mono REAL,                       --   its monotonic reading
+    clock_wall REAL,                       --   its wall clock (for a caller without a monotonic reading)
+    clock_sha256 TEXT                      -- the file's sha256 at that event (at the pause, when paused)
 );
 CREATE TABLE IF NOT EXISTS splits (
     attempt_id INTEGER NOT NULL REFERENCES attempts(id),
@@ -62,48 +70,14 @@ it from memory (the drill as it always was). The full drill is recall only."""
 RUNG_COLUMN = "ALTER TABLE attempts ADD COLUMN rung TEXT NOT NULL DEFAULT 'recall'"
 """A history made before the learning ladder gets the column: its attempts read as recall, the drill
 as it was."""
+ADDED = "reason TEXT, clock_banked REAL, clock_boot TEXT, clock_mono REAL, clock_wall REAL, clock_sha256 TEXT"
+COLUMNS = {"rung": RUNG_COLUMN} | {c.split()[0]: f"ALTER TABLE attempts ADD COLUMN {c}" for c in ADDED.split(", ")}
+"""What a history made by an older version lacks, added when it is opened. Its attempts keep the
+wall-clock timing they were made with (``clock_banked`` NULL) until their next clock event."""
 
 
 class HistoryError(RuntimeError):
     """The history cannot be used (for instance it is not a database)."""
-
-
-@dataclass(frozen=True)
-class Attempt:
-    id: int
-    target: str
-    file: Path
-    started_at: float
-    paused_at: float | None
-    paused_total: float
-    ended_at: float | None
-    outcome: str | None
-    assisted: bool
-    archive: str | None
-    splits: dict[str, float] = field(default_factory=dict)
-    rung: str = "recall"
-    """The rung of the learning ladder it was on: copy, cloze or recall (drills/loop/stubs.py, RUNGS)."""
-
-    @property
-    def in_progress(self) -> bool:
-        return self.outcome is None
-
-    @property
-    def paused(self) -> bool:
-        return self.paused_at is not None
-
-    def elapsed(self, now: float) -> float:
-        """Seconds on the clock: wall time since the start, less the pauses; frozen once ended or paused."""
-        end = self.ended_at if self.ended_at is not None else self.paused_at if self.paused_at is not None else now
-        return max(0.0, end - self.started_at - self.paused_total)
-
-    @property
-    def time(self) -> float | None:
-        """The finishing time of a passed attempt: the clock at the save that made every target pass
-        (in a full drill, later than its last split when a target that had passed failed again)."""
-        if self.outcome != "passed" or self.ended_at is None:
-            return None
-        return self.elapsed(self.ended_at)
 
 
 @dataclass(frozen=True)
@@ -146,13 +120,15 @@ class History:
     def _migrate(self) -> None:
         """Add what a history made by an older version lacks (two commands opening it at once: the
         second finds the column there)."""
-        if "rung" in {row[1] for row in self.db.execute("PRAGMA table_info(attempts)")}:
-            return
-        try:
-            self.db.execute(RUNG_COLUMN)
-        except sqlite3.OperationalError as exc:
-            if "duplicate column" not in str(exc):
-                raise
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(attempts)")}
+        for name, statement in COLUMNS.items():
+            if name in have:
+                continue
+            try:
+                self.db.execute(statement)
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" not in str(exc):
+                    raise
 
     def close(self) -> None:
         self.db.close()
@@ -189,6 +165,12 @@ class History:
             archive=row["archive"],
             splits=splits,
             rung=row["rung"],
+            reason=row["reason"],
+            banked=row["clock_banked"],
+            mark_boot=row["clock_boot"],
+            mark_mono=row["clock_mono"],
+            mark_wall=row["clock_wall"],
+            mark_sha256=row["clock_sha256"],
         )
 
     def get(self, attempt_id: int) -> Attempt:
@@ -211,49 +193,113 @@ class History:
             ).fetchall()
         return [self._attempt(r) for r in rows]
 
-    def start(self, target: str, file: Path, now: float, rung: str = "recall") -> Attempt:
+    def start(self, target: str, file: Path, now: float, rung: str = "recall", sha256: str | None = None) -> Attempt:
+        """A new attempt, its clock at 0 from ``now``; ``sha256``: of the file it starts with."""
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM attempts WHERE outcome IS NULL").fetchone():
                 raise HistoryError("an attempt is already in progress")
             cursor = db.execute(
-                "INSERT INTO attempts (target, file, started_at, rung) VALUES (?, ?, ?, ?)",
-                (target, str(file), now, rung),
+                "INSERT INTO attempts (target, file, started_at, rung, clock_banked, clock_boot, clock_mono, "
+                "clock_wall, clock_sha256) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                (target, str(file), float(now), rung, *mark(now), sha256),
             )
         assert cursor.lastrowid is not None
         return self.get(cursor.lastrowid)
 
-    def pause(self, attempt: Attempt, now: float) -> Attempt:
-        self.db.execute("UPDATE attempts SET paused_at = ? WHERE id = ? AND paused_at IS NULL", (now, attempt.id))
-        return self.get(attempt.id)
+    def _reason(self, db: sqlite3.Connection, attempt: Attempt, reason: str) -> None:
+        """Mark the attempt assisted for ``reason`` (each reason said once)."""
+        reasons = [r for r in (attempt.reason or "").split("; ") if r]
+        if reason not in reasons:
+            reasons.append(reason)
+        db.execute("UPDATE attempts SET assisted = 1, reason = ? WHERE id = ?", ("; ".join(reasons), attempt.id))
 
-    def resume(self, attempt: Attempt, now: float) -> Attempt:
-        self.db.execute(
-            "UPDATE attempts SET paused_total = paused_total + (? - paused_at), paused_at = NULL "
-            "WHERE id = ? AND paused_at IS NOT NULL",
-            (now, attempt.id),
+    def _rebase(self, db: sqlite3.Connection, attempt: Attempt, now: float, sha256: str | None) -> None:
+        """A clock event while the clock runs: bank the clock at ``now`` and mark ``now``. After a reboot
+        the clock resumes as if paused at the last event before it, and a file changed since that
+        event marks the attempt assisted (that work had no clock)."""
+        if attempt.rebooted(now) and sha256 is not None and sha256 != attempt.mark_sha256:
+            self._reason(db, attempt, CHANGED_ACROSS_REBOOT)
+        db.execute(
+            "UPDATE attempts SET clock_banked = ?, clock_boot = ?, clock_mono = ?, clock_wall = ?, "
+            "clock_sha256 = COALESCE(?, clock_sha256) WHERE id = ?",
+            (attempt.elapsed(now), *mark(now), sha256, attempt.id),
         )
+
+    def tick(self, attempt: Attempt, now: float, sha256: str | None) -> Attempt:
+        """A graded save at ``now`` is a clock event (the clock a reboot comes back to); none when the
+        attempt has ended, is paused, or had a later event meanwhile."""
+        with self.transaction() as db:
+            row = db.execute("SELECT * FROM attempts WHERE id = ?", (attempt.id,)).fetchone()
+            current = self._attempt(row)
+            later = (
+                current.mark_mono is not None
+                and not current.rebooted(now)
+                and getattr(now, "mono", current.mark_mono) < current.mark_mono
+            )
+            if current.in_progress and not current.paused and not later:
+                self._rebase(db, current, now, sha256)
         return self.get(attempt.id)
 
-    def finish(self, attempt: Attempt, outcome: str, now: float, archive: str | None = None) -> Attempt:
-        """End the attempt if it is still in progress; a paused clock stays stopped at its pause.
-
-        An attempt already ended (say, abandoned in another terminal while this one graded) keeps
-        its ending: the first to end it wins. ``now`` before the pause (the save graded while the
-        clock was paused) ends it then: the clock at that save is its time.
-        """
+    def pause(self, attempt: Attempt, now: float, sha256: str | None = None) -> Attempt:
+        """Stop the clock at ``now``, keeping the file's ``sha256`` to compare on resume."""
         with self.transaction() as db:
-            row = db.execute("SELECT paused_at, outcome FROM attempts WHERE id = ?", (attempt.id,)).fetchone()
-            if row["outcome"] is None:
-                end = now if row["paused_at"] is None else min(now, row["paused_at"])
+            current = self.get(attempt.id)
+            if current.in_progress and not current.paused:
+                self._rebase(db, current, now, sha256)
                 db.execute(
-                    "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL "
-                    "WHERE id = ? AND outcome IS NULL",
-                    (end, outcome, archive, attempt.id),
+                    "UPDATE attempts SET paused_at = ?, clock_boot = NULL, clock_mono = NULL, clock_wall = NULL, "
+                    "clock_sha256 = ? WHERE id = ?",
+                    (float(now), sha256, attempt.id),
                 )
         return self.get(attempt.id)
 
-    def mark_assisted(self, attempt: Attempt) -> None:
-        self.db.execute("UPDATE attempts SET assisted = 1 WHERE id = ?", (attempt.id,))
+    def resume(self, attempt: Attempt, now: float, sha256: str | None = None) -> Attempt:
+        """Restart the clock at ``now``; a file whose ``sha256`` differs from the one at the pause was
+        edited while paused: the attempt is marked assisted for it (no best, split, rung or rating)."""
+        with self.transaction() as db:
+            current = self.get(attempt.id)
+            if current.in_progress and current.paused:
+                if sha256 is not None and current.mark_sha256 is not None and sha256 != current.mark_sha256:
+                    self._reason(db, current, EDITED_WHILE_PAUSED)
+                db.execute(
+                    "UPDATE attempts SET paused_total = paused_total + (? - paused_at), paused_at = NULL, "
+                    "clock_banked = ?, clock_boot = ?, clock_mono = ?, clock_wall = ?, "
+                    "clock_sha256 = COALESCE(?, clock_sha256) WHERE id = ?",
+                    (float(now), current.elapsed(now), *mark(now), sha256, attempt.id),
+                )
+        return self.get(attempt.id)
+
+    def finish(
+        self, attempt: Attempt, outcome: str, now: float, archive: str | None = None, elapsed: float | None = None
+    ) -> Attempt:
+        """End the attempt if it is still in progress; a paused clock stays stopped at its pause.
+
+        An attempt already ended (say, abandoned in another terminal while this one graded) keeps
+        its ending: the first to end it wins. ``elapsed``: the clock at the save that ended it (None:
+        the clock at ``now``); a save graded while the clock was paused ends it no later than the pause.
+        The wall-clock dates keep ended = started + clock + paused_total, paused_total >= 0 (export).
+        """
+        with self.transaction() as db:
+            current = self.get(attempt.id)
+            if current.in_progress:
+                clock = current.elapsed(now)
+                if elapsed is not None:
+                    clock = min(elapsed, clock) if current.paused else elapsed
+                end = max(float(now), current.started_at + clock)  # the wall clock set back: not before
+                db.execute(
+                    "UPDATE attempts SET ended_at = ?, outcome = ?, archive = ?, paused_at = NULL, "
+                    "paused_total = ?, clock_banked = ?, clock_boot = NULL, clock_mono = NULL, clock_wall = NULL "
+                    "WHERE id = ? AND outcome IS NULL",
+                    (end, outcome, archive, end - current.started_at - clock, clock, attempt.id),
+                )
+        return self.get(attempt.id)
+
+    def mark_assisted(self, attempt: Attempt, reason: str | None = None) -> None:
+        if reason is None:
+            self.db.execute("UPDATE attempts SET assisted = 1 WHERE id = ?", (attempt.id,))
+        else:
+            with self.transaction() as db:
+                self._reason(db, self.get(attempt.id), reason)
 
     def add_split(self, attempt: Attempt, target: str, elapsed: float) -> None:
         self.db.execute(
@@ -315,12 +361,13 @@ class History:
         splits: Iterable[tuple[str, float]],
         hints: Iterable[tuple[str, int]],
         rung: str = "recall",
+        reason: str | None = None,
     ) -> Attempt:
         """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""
         cursor = self.db.execute(
-            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive, rung),
+            "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung, "
+            "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (target, file, started_at, paused_total, ended_at, outcome, int(assisted), archive, rung, reason),
         )
         assert cursor.lastrowid is not None
         attempt_id = cursor.lastrowid

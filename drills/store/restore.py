@@ -129,6 +129,7 @@ class _Check:
             hints=tuple(sorted(hints)),
             submissions=None,
             rung=str(rung),
+            reason=self.text(fields.get("reason"), "reason", optional=True) or None,
         )
 
 
@@ -261,7 +262,7 @@ def restore(history: History, recs: list[Record]) -> Imported:
             existing.append(r)
             attempt = history.add_finished(
                 r.target, r.file, r.started_at, r.paused_seconds, r.ended_at, r.outcome, r.assisted, r.archive,
-                r.splits, r.hints, r.rung,
+                r.splits, r.hints, r.rung, r.reason,
             )  # fmt: skip
             for sub in r.submissions or ():
                 history.add_submission(attempt, sub.graded_at, sub.elapsed, sub.source, sub.result, sub.passed)

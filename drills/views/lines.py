@@ -55,7 +55,10 @@ def paused_line(attempt: Attempt, now: float) -> Text:
 
 def resumed_line(attempt: Attempt, now: float) -> Text:
     clock = format_time(attempt.elapsed(now))
-    return Text.from_markup(f" Resumed {attempt.target} at {clock}. [bold cyan]drill watch[/] grades on save.")
+    line = Text.from_markup(f" Resumed {attempt.target} at {clock}. [bold cyan]drill watch[/] grades on save.")
+    if attempt.reason:
+        line.append(f"\n Assisted: {attempt.reason}: this attempt sets no best, split or rung.", style="yellow")
+    return line
 
 
 def abandoned_view(attempt: Attempt, now: float) -> RenderableType:

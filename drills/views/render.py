@@ -186,6 +186,8 @@ def _scoreboard(board: Scoreboard, narrow: bool) -> RenderableType:
         parts.append(Text(said, style="dim"))
     if any(len(r.targets) > 1 for r in board.rows):
         parts.append(Text("Targets passed on one save share one segment (and its target time).", style="dim"))
+    if board.attempt.reason:
+        parts.append(Text(f"Assisted: {board.attempt.reason}: no best, split or rung move.", style="yellow"))
     if board.total is not None:
         parts.append(Text(f"Sum of best splits: {t(board.sum_of_best)}", style="dim"))
     return Group(*parts)

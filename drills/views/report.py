@@ -106,6 +106,8 @@ def passed_line(checked: Checked, board: Scoreboard) -> Text:
     line.append(")")
     if board.new_best:
         line.append("   ★ new personal best", style="bold yellow")
+    elif attempt.reason:
+        line.append(f"   assisted: {attempt.reason}, no best", style="yellow")
     return line
 
 
@@ -118,6 +120,8 @@ def check_view(checked: Checked, now: float) -> RenderableType:
         split = checked.attempt.splits.get(tr.target)
         if split is not None and not tr.passed:
             parts.append(Text(f" ✗ {tr.target} passed at {format_time(split)} and fails now", style="red"))
+    if checked.attempt.reason:
+        parts.append(Text(f" Assisted: {checked.attempt.reason}: this attempt sets no best.", style="yellow"))
     parts.append(
         Text(
             f" Clock: {format_time(checked.attempt.elapsed(now))}. Fix the first failure above, save, and check again "
@@ -197,6 +201,8 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -
             if s.regressed:
                 detail = f"(passed at {format_time(s.split or 0)}) {detail}"
         lines.append(Text("   ").append_text(mark).append(f" {s.target:<14} {s.state:<11} {detail}"))
+    if attempt.reason:
+        lines.append(Text(f" Assisted: {attempt.reason}: this attempt sets no best.", style="yellow"))
     lines.append(next_step("drill resume" if attempt.paused else "drill watch"))
     return Group(*lines)
 
@@ -261,6 +267,8 @@ def watch_screen(state: WatchState, now: float) -> RenderableType:
         lines += [Text(""), Text(f" {state.message}", style="yellow")]
     for note in state.notes:
         lines.append(Text(f" note: {note}", style="yellow"))
+    if state.attempt.reason:
+        lines.append(Text(f" assisted: {state.attempt.reason}: this attempt sets no best", style="yellow"))
     lines += [Text(""), watch_footer(state)]
     return Group(*lines)
 
