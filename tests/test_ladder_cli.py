@@ -76,7 +76,7 @@ def test_a_target_walks_up_the_ladder_and_down_again(clock, workspace):
 
     # recall: the body blank, the drill as it always was; its first pass joins the schedule
     drill("start", "unbroadcast")
-    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast")
+    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast", drills=["unbroadcast"])
     text = passes(clock, workspace, RECALL - 60)
     assert "Ladder" not in text and "differs from the reference" not in text  # recall: neither
     assert rung_in_list() == "recall"

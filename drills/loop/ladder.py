@@ -3,7 +3,8 @@ reasoning written down, and how an attempt moves a target up or down (``RUNGS``:
 
 - recall: the catalog's target time (its ``time_reasoning`` says why, for a follow-up).
 - copy: the characters typed to retype the symbols' code (no indentation, comments or docstrings) at
-  ``TYPING_SPEED``, rounded up to the half minute.
+  ``TYPING_SPEED``, rounded up to the half minute; the code as the stub shows it (``reference_for``:
+  less the code tagged for other drills, such as ``backward``'s cotangent and ``retain_graph`` code).
 - cloze: the share of the recall time that the blanked code carries, by those same characters,
   rounded up to the half minute.
 """
@@ -20,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from drills.loop.retype import body_lines, typed_characters
-from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut
+from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut, reference_for
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
 from drills.store.records import clock_at_end, finished
@@ -59,7 +60,7 @@ def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime
     if rung == "recall":
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    source = reference.read_text(encoding="utf-8")
+    source = reference_for(reference.read_text(encoding="utf-8"), [target.id])  # what its stub shows
     lines = body_lines(source, target.symbols)
     whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
     if rung == "copy":
