@@ -11,11 +11,11 @@ import textwrap
 import pytest
 
 from drills.loop.cloze import body_of, note_lines, simple_statements
-from drills.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, rung_time
+from drills.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, readme_with_table, rung_table, rung_time
 from drills.loop.stubs import RUNGS, blank, cut, left_out, reference_for, stub_for
 from grader.catalog import FULL, find_functions
 from grader.run import grade_file
-from tests.support import CATALOG, REFERENCE_SOURCE
+from tests.support import CATALOG, REFERENCE_SOURCE, ROOT
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE_SOURCE))
 
@@ -255,3 +255,9 @@ FAIL_LATE = Outcome(passed=False, seconds=200)
 )
 def test_a_pass_within_time_moves_up_giving_up_or_two_overs_move_down(rung, outcomes, expected):
     assert moved(rung, outcomes, target_seconds=120) == expected
+
+
+def test_the_readme_table_of_rung_times_is_current():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_with_table(readme) == readme, "README: regenerate with  python -m drills.loop.ladder --readme"
+    assert "| `backward` | 4:30 (807 characters)" in rung_table()  # the core only: no cotangent, no retain_graph
