@@ -143,9 +143,11 @@ def _times_file() -> Path:
 
 @cache
 def _fingerprint() -> str:
-    """What the rung times depend on: the reference, the catalog, the typing speed and the rounding."""
+    """What the rung times depend on: the reference, the catalog, the typing speed and the rounding, and
+    the code that cuts the stubs and counts their characters (what a stub shows changes them)."""
     digest = hashlib.sha256(f"{TYPING_SPEED} {STEP}".encode())
-    for path in (REFERENCE, CATALOG_FILE):
+    here = Path(__file__).resolve().parent
+    for path in (REFERENCE, CATALOG_FILE, *(here / f"{name}.py" for name in ("ladder", "stubs", "cloze", "retype"))):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
