@@ -105,6 +105,8 @@ def test_code_tags_take_a_statement_or_an_else_block():
     kept_a = reference_for(source, ["a"])
     assert "    else:\n        x = g\n" in kept_a and "range" not in kept_a and "drill" not in kept_a
     assert reference_for(source, ["z"]).splitlines()[2:] == ["    if g is None:", "        x = 1", "    return x"]
+    with pytest.raises(ValueError, match="leaves"):  # a block left empty
+        reference_for("if x:\n    y = 1  # (a drill)\nz = 2\n", ["z"])
     with pytest.raises(ValueError, match="no statement"):
         tagged_code("x = [\n    1,  # (a drill)\n]\n")
 

@@ -134,7 +134,12 @@ def reference_for(source: str, drills: Collection[str] | None) -> str:
             continue
         tag = CODE_TAG.search(line.rstrip("\n"))
         kept.append(line[: tag.start()] + "\n" if tag else line)
-    return "".join(kept)
+    shown = "".join(kept)
+    try:
+        ast.parse(shown)
+    except SyntaxError as error:  # a block whose every statement is another drill's
+        raise ValueError(f"the code tagged for other drills than {sorted(drills)} leaves {error.msg}") from None
+    return shown
 
 
 def left_out(drills: Collection[str] | None, source: str) -> list[str]:
@@ -283,7 +288,8 @@ def cut(
     notes = note_lines(source) if rung == "cloze" else set()
     lines = source.splitlines(keepends=True)
     edits: list[tuple[int, int, list[str], Gap | None]] = []
-    absent = [s for s in absent if s not in set(symbols := list(symbols))]
+    symbols = list(symbols)
+    absent = [s for s in absent if s not in symbols]
     for symbol in [*symbols, *absent]:
         if symbol not in functions:
             raise KeyError(f"{symbol} is not a function of the reference")
