@@ -261,3 +261,14 @@ def test_the_readme_table_of_rung_times_is_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme_with_table(readme) == readme, "README: regenerate with  python -m drills.loop.ladder --readme"
     assert "| `backward` | 4:30 (807 characters)" in rung_table()  # the core only: no cotangent, no retain_graph
+
+
+def test_the_core_backward_cloze_blanks_only_the_core():
+    """Its blanks were 12, the cotangent and retain_graph code among them; now 7, all core."""
+    gaps = cut(_shown(["backward"]), CATALOG.get("backward").symbols, ["backward"], "cloze").gaps
+    answers = "".join(g.answer for g in gaps)
+    assert len(gaps) == 7 and "self.grad = np.ones_like(self.data)" in answers
+    for follow_up in ("seed", "retain_graph", "np.zeros_like(node.data)", "node._prev = ()"):
+        assert follow_up not in answers
+    cotangent = cut(_shown(["cotangent"]), ["Tensor.backward"], ["cotangent"], "cloze").gaps
+    assert any("self.grad = seed" in g.answer for g in cotangent)
