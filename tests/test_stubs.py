@@ -85,6 +85,12 @@ def test_the_full_stub_says_what_it_leaves_out():
     assert {"Tensor.max", "numerical_grad", "gradcheck", "jvp", "hvp", "Dual.__add__"} <= set(absent)
     assert f"# Left out, for the follow-up drills: {', '.join(absent)}" in text
     assert "# Not part of this drill: Tensor.max is drilled by  drill start max." in text
+    assert "# Tensor.backward here is without the code of the cotangent, free-memory drills.\n" in text
+    cotangent = stub_for(["Tensor.backward"], "cotangent", drills=["cotangent"])
+    assert "# Tensor.backward here is without the code of the free-memory drill.\n" in cotangent
+    freeing = stub_for(["Tensor.backward"], "free-memory", drills=["free-memory"])
+    assert "# Tensor.backward here is without the code of the cotangent drill.\n" in freeing
+    assert "without the code" not in stub_for(["Tensor.backward"], "everything")  # no drill named: all of it
 
 
 def test_code_tags_take_a_statement_or_an_else_block():

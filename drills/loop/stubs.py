@@ -142,6 +142,23 @@ def reference_for(source: str, drills: Collection[str] | None) -> str:
     return shown
 
 
+def trimmed(source: str, drills: Collection[str] | None) -> dict[str, list[str]]:
+    """The functions of ``source`` that ``reference_for(source, drills)`` shows without some of their
+    code, and the drills whose code that is (None: none)."""
+    if drills is None:
+        return {}
+    functions = functions_in(source)
+    found: dict[str, list[str]] = {}
+    for ids, first, _ in tagged_code(source):
+        if ids & set(drills):
+            continue
+        around = [(n.lineno, name) for name, n in functions.items() if n.lineno <= first <= (n.end_lineno or 0)]
+        if around:
+            name = max(around)[1]
+            found[name] = sorted({*found.get(name, []), *ids})
+    return found
+
+
 def left_out(drills: Collection[str] | None, source: str) -> list[str]:
     """The symbols of ``source`` that only follow-ups other than ``drills`` drill: the stub of
     ``drills`` leaves their code out (None: none)."""
@@ -365,11 +382,16 @@ def stub_for(
     check_rung(rung)
     symbols = list(symbols)
     label = target_label if rung == "recall" else f"{target_label}, {rung} rung"
-    source = reference_for(reference.read_text(encoding="utf-8"), drills)
+    whole = reference.read_text(encoding="utf-8")
+    source = reference_for(whole, drills)
     absent = left_out(drills, source)
     header = (
         f"# autograd-drill: {label}.\n"
         + HEADERS[rung].format(symbols=", ".join(symbols))
+        + "".join(
+            f"# {name} here is without the code of the {', '.join(ids)} drill{'s' if len(ids) > 1 else ''}.\n"
+            for name, ids in trimmed(whole, drills).items()
+        )
         + (
             f"# Left out, for the follow-up drills: {', '.join(absent)} (each raises NotImplementedError).\n"
             if absent
