@@ -439,7 +439,7 @@ class Tensor:
                     "reduce it first (e.g. .sum()), or pass gradient= with the root's shape"
                 )
             self.grad = np.ones_like(self.data)
-        else:
+        else:  # (cotangent drill)
             seed = np.array(gradient, dtype=np.float64)
             if seed.shape != self.shape:
                 raise ValueError(f"gradient has shape {seed.shape}, but the root has shape {self.shape}")
@@ -447,13 +447,13 @@ class Tensor:
         # NOTE: a node's closure may run only once all of its consumers have added into its
         # .grad, hence the order; and only once, or its parents would be counted twice.
         order = _topological_order(self)
-        for node in order:
+        for node in order:  # (free-memory drill)
             if node._prev and node is not self:  # NOTE: interior nodes start from zero on every pass
                 node.grad = np.zeros_like(node.data)
         while order:
             node = order.pop()  # the last in topological order: all its consumers have run
             node._backward()
-            if not retain_graph:
+            if not retain_graph:  # (free-memory drill)
                 # The closure holds the node's inputs and the arrays they saved: drop it, and the
                 # links to the inputs, so that whatever nothing else holds is freed right now.
                 node._backward = lambda: None

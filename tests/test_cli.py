@@ -77,7 +77,7 @@ def test_start_writes_the_stub_into_the_workspace_and_starts_the_timer(clock, wo
     result = drill("start", "unbroadcast", "--rung", "recall")
     path = workspace / "unbroadcast.py"
     assert path.exists()
-    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast")
+    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast", drills=["unbroadcast"])
     text = said(result)
     assert str(path) in text
     assert "unbroadcast is blank" in text and "Rung: recall" in text

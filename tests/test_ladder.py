@@ -11,14 +11,18 @@ import textwrap
 import pytest
 
 from drills.loop.cloze import body_of, note_lines, simple_statements
-from drills.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, rung_time
-from drills.loop.stubs import RUNGS, blank, cut, stub_for
+from drills.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, readme_with_table, rung_table, rung_time
+from drills.loop.stubs import RUNGS, blank, cut, left_out, reference_for, stub_for
 from grader.catalog import FULL, find_functions
 from grader.run import grade_file
-from tests.support import CATALOG, REFERENCE_SOURCE
+from tests.support import CATALOG, REFERENCE_SOURCE, ROOT
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE_SOURCE))
-NOTES = note_lines(REFERENCE_SOURCE)
+
+
+def _shown(drills: list[str]) -> str:
+    """The reference as the stub of ``drills`` shows it: less the code tagged for other drills."""
+    return reference_for(REFERENCE_SOURCE, drills)
 
 
 def _statements(node: ast.FunctionDef) -> list[str]:
@@ -40,10 +44,11 @@ def test_copy_stub_shows_the_reference_above_a_blank_that_fails_like_recall(targ
     # (tests/test_stubs.py grades those).
     assert ast.dump(ast.parse(copy)) == ast.dump(ast.parse(recall))
     lines = copy.splitlines()
+    view = _shown([target.id])
     for symbol in target.symbols:
-        node = REF_FUNCTIONS[symbol]
+        node = find_functions(ast.parse(view))[symbol]
         assert node.end_lineno is not None and node.body[0].end_lineno is not None
-        body = textwrap.dedent("\n".join(REFERENCE_SOURCE.splitlines()[node.body[0].end_lineno : node.end_lineno]))
+        body = textwrap.dedent("\n".join(view.splitlines()[node.body[0].end_lineno : node.end_lineno]))
         todo = lines.index(
             next(line for line in lines if line.strip() == f"# TODO: retype {symbol} from the reference above.")
         )
@@ -65,10 +70,10 @@ def test_copy_stub_says_it_is_the_copy_rung():
 
 @pytest.mark.parametrize("target", CATALOG.every, ids=lambda t: t.id)
 def test_cloze_blanks_some_but_not_all_of_every_symbol_and_keeps_the_rest(target):
-    cloze = cut(REFERENCE_SOURCE, target.symbols, [target.id], "cloze")
+    cloze = cut(_shown([target.id]), target.symbols, [target.id], "cloze")
     stub = find_functions(ast.parse(cloze.text))
     assert stub.keys() == REF_FUNCTIONS.keys()
-    for name, ref in REF_FUNCTIONS.items():
+    for name, ref in find_functions(ast.parse(_shown([target.id]))).items():
         ours = stub[name]
         assert ast.dump(ours.args) == ast.dump(ref.args)
         if name not in target.symbols:
@@ -85,10 +90,11 @@ def test_cloze_blanks_some_but_not_all_of_every_symbol_and_keeps_the_rest(target
 
 @pytest.mark.parametrize("target", CATALOG.every, ids=lambda t: t.id)
 def test_cloze_blanks_the_gradient_lines_and_the_traps(target):
-    cloze = cut(REFERENCE_SOURCE, target.symbols, [target.id], "cloze")
+    shown = _shown([target.id])
+    cloze = cut(shown, target.symbols, [target.id], "cloze")
     stub = find_functions(ast.parse(cloze.text))
     for symbol in target.symbols:
-        ref = REF_FUNCTIONS[symbol]
+        ref = find_functions(ast.parse(shown))[symbol]
         left = set(_statements(stub[symbol]))
         closures = [n for n in ast.walk(ref) if isinstance(n, ast.FunctionDef) and n.name == "_backward"]
         grads = [
@@ -100,7 +106,7 @@ def test_cloze_blanks_the_gradient_lines_and_the_traps(target):
         for stmt in grads:
             assert ast.dump(stmt) not in left, f"{symbol}: {ast.unparse(stmt)} should be blank"
         statements = simple_statements(body_of(ref))
-        for line in NOTES:
+        for line in note_lines(shown):
             if ref.lineno <= line <= (ref.end_lineno or 0) and len(statements) > 1:
                 marked = next(s for s in statements if (s.end_lineno or 0) >= line)
                 assert ast.dump(marked) not in left, f"{symbol}: the trap of line {line} should be blank"
@@ -126,14 +132,20 @@ def _without_docstrings(source: str) -> str:
 
 @pytest.mark.parametrize("target", CATALOG.every, ids=lambda t: t.id)
 def test_cloze_fails_its_target_and_is_the_reference_with_the_blanks_filled(target, tmp_path, warm_runner):
-    cloze = cut(REFERENCE_SOURCE, target.symbols, [target.id], "cloze")
+    shown = _shown([target.id])
+    cloze = cut(shown, target.symbols, [target.id], "cloze", left_out([target.id], shown))
     path = tmp_path / f"{target.id}.py"
     path.write_text(cloze.text)
     result = grade_file(path, [target], runner=warm_runner).get(target.id)
     assert not result.passed
     assert "not written yet" in result.messages[0]
-    # Its blanks filled, the reference, docstrings aside (the reference passes: tests/test_grade_cli.py).
-    assert _without_docstrings(cloze.filled()) == _without_docstrings(REFERENCE_SOURCE)
+    # Its blanks filled: the reference as its stub shows it, docstrings aside, which passes the target
+    # though the other drills' code is left out (the whole reference passes: tests/test_grade_cli.py).
+    filled = cloze.filled()
+    absent = left_out([target.id], shown)
+    assert _without_docstrings(filled) == _without_docstrings(cut(shown, [], [target.id], absent=absent).text)
+    path.write_text(filled)
+    assert grade_file(path, [target], runner=warm_runner).get(target.id).passed, target.id
 
 
 def test_a_one_statement_body_gets_an_argument_blanked():
@@ -194,7 +206,7 @@ def test_rung_times_follow_their_stated_reasoning(target):
     cloze = rung_time(target.id, "cloze")
     gaps, blanked, whole = _numbers(cloze.reasoning)[:3]
     assert whole == characters and 0 < blanked < whole
-    assert gaps == len(cut(REFERENCE_SOURCE, target.symbols, [target.id], "cloze").gaps)
+    assert gaps == len(cut(_shown([target.id]), target.symbols, [target.id], "cloze").gaps)
     share = target.target_time * blanked / whole
     assert cloze.seconds % STEP == 0 and max(0, cloze.seconds - STEP) < share <= cloze.seconds
     assert cloze.seconds < recall.seconds
@@ -243,3 +255,20 @@ FAIL_LATE = Outcome(passed=False, seconds=200)
 )
 def test_a_pass_within_time_moves_up_giving_up_or_two_overs_move_down(rung, outcomes, expected):
     assert moved(rung, outcomes, target_seconds=120) == expected
+
+
+def test_the_readme_table_of_rung_times_is_current():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_with_table(readme) == readme, "README: regenerate with  python -m drills.loop.ladder --readme"
+    assert "| `backward` | 4:30 (807 characters)" in rung_table()  # the core only: no cotangent, no retain_graph
+
+
+def test_the_core_backward_cloze_blanks_only_the_core():
+    """Its blanks were 12, the cotangent and retain_graph code among them; now 7, all core."""
+    gaps = cut(_shown(["backward"]), CATALOG.get("backward").symbols, ["backward"], "cloze").gaps
+    answers = "".join(g.answer for g in gaps)
+    assert len(gaps) == 7 and "self.grad = np.ones_like(self.data)" in answers
+    for follow_up in ("seed", "retain_graph", "np.zeros_like(node.data)", "node._prev = ()"):
+        assert follow_up not in answers
+    cotangent = cut(_shown(["cotangent"]), ["Tensor.backward"], ["cotangent"], "cloze").gaps
+    assert any("self.grad = seed" in g.answer for g in cotangent)

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from drills.loop.ladder import rung_time
-from drills.loop.stubs import stub_for
+from drills.loop.stubs import reference_for, stub_for
 from drills.store.history import History
 from drills.store.paths import history_path
 from grader.catalog import find_functions, format_time
@@ -76,7 +76,7 @@ def test_a_target_walks_up_the_ladder_and_down_again(clock, workspace):
 
     # recall: the body blank, the drill as it always was; its first pass joins the schedule
     drill("start", "unbroadcast")
-    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast")
+    assert path.read_text(encoding="utf-8") == stub_for(["unbroadcast"], "target unbroadcast", drills=["unbroadcast"])
     text = passes(clock, workspace, RECALL - 60)
     assert "Ladder" not in text and "differs from the reference" not in text  # recall: neither
     assert rung_in_list() == "recall"
@@ -233,3 +233,19 @@ def test_copy_and_cloze_times_are_kept_while_the_reference_is_the_same():
     finally:
         kept.unlink()
         ladder._kept_times.cache_clear()
+
+
+def test_the_core_backward_copy_rung_asks_for_the_core_and_compares_with_it(clock, workspace):
+    """drill start backward (copy): the cotangent and retain_graph code is not in view, and a file with
+    the core alone retyped is exactly the reference as the stub showed it."""
+    text = said(drill("start", "backward", "--rung", "copy"))
+    assert f"Why {CLOCKS[rung_time('backward', 'copy').seconds]}: copy: 807 characters" in text
+    stub = (workspace / "backward.py").read_text(encoding="utf-8")
+    assert "#     self.grad = np.ones_like(self.data)" in stub  # the core, in view
+    for follow_up in ("seed = np.array(gradient", "if not retain_graph", "node.grad = np.zeros_like(node.data)"):
+        assert follow_up not in stub
+    core = reference_for(REFERENCE_SOURCE, ["backward"])
+    (workspace / "backward.py").write_text(core, encoding="utf-8")
+    clock.advance(60)
+    text = said(drill("check"))
+    assert "✓ backward" in text and "You retyped it exactly as the reference" in text

@@ -58,14 +58,17 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
 def retyping(store: History, attempt: Attempt) -> Any:
     """Your passing file against the reference, token by token (drills/loop/retype.py)."""
     from drills.loop.retype import retyped
-    from drills.loop.stubs import REFERENCE
+    from drills.loop.stubs import REFERENCE, reference_for
     from drills.views.retype import retype_view
     from grader.catalog import load_catalog
 
     last = store.last_submission(attempt)
     yours = last.source if last is not None else attempt.file.read_text(encoding="utf-8", errors="replace")
-    symbols = [s for t in load_catalog().drilled(attempt.target) for s in t.symbols]
-    return retype_view(retyped(yours, REFERENCE.read_text(encoding="utf-8"), symbols))
+    drilled = load_catalog().drilled(attempt.target)
+    symbols = [s for t in drilled for s in t.symbols]
+    # Against the reference its stub showed: less the code of other drills (drills/loop/stubs.py).
+    shown = reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in drilled])
+    return retype_view(retyped(yours, shown, symbols))
 
 
 def ladder(term: Terminal) -> None:

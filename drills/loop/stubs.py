@@ -5,6 +5,15 @@ A docstring paragraph that starts with a drill tag, ``(cotangent drill) ...``, i
 of that drill only: the stubs of other drills leave it out (the reference keeps every paragraph). So
 one reference function serves a core drill and the follow-ups that extend it, and each stub asks for
 exactly what its drill grades.
+
+Code is tagged the same way, by a trailing comment on the first line of a statement (or on an
+``else:``): ``if not retain_graph:  # (free-memory drill)`` makes that statement, its body with it,
+the code of that drill. ``reference_for`` leaves it out of the reference for any other drill, so
+the copy rung never shows it, the cloze never blanks it, and the rung times do not count it; a
+stub of the drill itself keeps it, tag removed. A comment moves no line, so the mutation campaign's
+ids (counted in lines) stay put. And a follow-up's own symbols (``Tensor.max``, ``gradcheck``, ...)
+are left out of every other drill's stub: their signature and docstring stay, the body is a
+``raise NotImplementedError``, so the file still imports and the follow-up can be drilled later.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from drills.loop.cloze import (
     simple_statements,
 )
 from drills.store.history import RUNGS
+from grader.catalog import load_catalog
 from reference import ENGINE
 
 REFERENCE = ENGINE
@@ -72,6 +82,93 @@ def docstring_lines(lines: list[str], drills: Collection[str] | None) -> list[st
             out.append("\n")
         out.extend(paragraph)
     return out
+
+
+CODE_TAG = re.compile(r"\s*#\s*\((?P<ids>[a-z][a-z-]*(?:, [a-z][a-z-]*)*) drills?\)\s*$")
+"""A trailing ``# (free-memory drill)`` comment: the statement it ends the first line of is that drill's code."""
+
+
+def tagged_code(source: str) -> list[tuple[frozenset[str], int, int]]:
+    """The code tagged for drills (``CODE_TAG``): each tag's drill ids, and the first and last line
+    (1-based) of the statement it tags, or of the ``else:`` block it is on. A ValueError for a tag
+    on a line where no statement starts."""
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    found = []
+    for line, _ in comments(source):
+        tag = CODE_TAG.search(lines[line - 1])
+        if tag is None:
+            continue
+        ids = frozenset(tag["ids"].split(", "))
+        statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line]
+        if statements:
+            found.append((ids, line, max(s.end_lineno or s.lineno for s in statements)))
+            continue
+        branches = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.If, ast.For, ast.While, ast.Try))
+            and n.orelse
+            and lines[line - 1].strip().startswith("else:")
+            and (n.body[-1].end_lineno or 0) < line < n.orelse[0].lineno
+        ]
+        if not branches:
+            raise ValueError(f"line {line}: a drill tag on a line where no statement (or else:) starts")
+        found.append((ids, line, branches[-1].orelse[-1].end_lineno or line))
+    return found
+
+
+def reference_for(source: str, drills: Collection[str] | None) -> str:
+    """``source`` as the stub of ``drills`` shows it: the code tagged for other drills left out, the
+    tags of its own removed (None: the source as it is)."""
+    if drills is None:
+        return source
+    lines = source.splitlines(keepends=True)
+    dropped: set[int] = set()
+    for ids, first, last in tagged_code(source):
+        if not ids & set(drills):
+            dropped |= set(range(first, last + 1))
+    kept = []
+    for number, line in enumerate(lines, start=1):
+        if number in dropped:
+            continue
+        tag = CODE_TAG.search(line.rstrip("\n"))
+        kept.append(line[: tag.start()] + "\n" if tag else line)
+    shown = "".join(kept)
+    try:
+        ast.parse(shown)
+    except SyntaxError as error:  # a block whose every statement is another drill's
+        raise ValueError(f"the code tagged for other drills than {sorted(drills)} leaves {error.msg}") from None
+    return shown
+
+
+def trimmed(source: str, drills: Collection[str] | None) -> dict[str, list[str]]:
+    """The functions of ``source`` that ``reference_for(source, drills)`` shows without some of their
+    code, and the drills whose code that is (None: none)."""
+    if drills is None:
+        return {}
+    functions = functions_in(source)
+    found: dict[str, list[str]] = {}
+    for ids, first, _ in tagged_code(source):
+        if ids & set(drills):
+            continue
+        around = [(n.lineno, name) for name, n in functions.items() if n.lineno <= first <= (n.end_lineno or 0)]
+        if around:
+            name = max(around)[1]
+            found[name] = sorted({*found.get(name, []), *ids})
+    return found
+
+
+def left_out(drills: Collection[str] | None, source: str) -> list[str]:
+    """The symbols of ``source`` that only follow-ups other than ``drills`` drill: the stub of
+    ``drills`` leaves their code out (None: none)."""
+    if drills is None:
+        return []
+    catalog = load_catalog()
+    core = {s for t in catalog.targets for s in t.symbols}
+    own = {s for t in catalog.every if t.id in drills for s in t.symbols}
+    functions = functions_in(source)
+    return [s for t in catalog.extensions for s in t.symbols if s not in core | own and s in functions]
 
 
 def check_rung(rung: str) -> None:
@@ -194,14 +291,23 @@ def _copy_lines(lines: list[str], first: ast.stmt, node: ast.FunctionDef, symbol
     ]
 
 
-def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = None, rung: str = "recall") -> Stub:
-    """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze."""
+def cut(
+    source: str,
+    symbols: Iterable[str],
+    drills: Collection[str] | None = None,
+    rung: str = "recall",
+    absent: Iterable[str] = (),
+) -> Stub:
+    """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze;
+    ``absent``: symbols of other drills, their body left out whatever the rung."""
     check_rung(rung)
     functions = functions_in(source)
     notes = note_lines(source) if rung == "cloze" else set()
     lines = source.splitlines(keepends=True)
     edits: list[tuple[int, int, list[str], Gap | None]] = []
-    for symbol in symbols:
+    symbols = list(symbols)
+    absent = [s for s in absent if s not in symbols]
+    for symbol in [*symbols, *absent]:
         if symbol not in functions:
             raise KeyError(f"{symbol} is not a function of the reference")
         node = functions[symbol]
@@ -211,6 +317,14 @@ def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = No
         assert first.end_lineno is not None and node.end_lineno is not None
         indent = lines[first.lineno - 1][: first.col_offset]
         doc = docstring_lines(lines[first.lineno - 1 : first.end_lineno], drills)
+        if symbol in absent:
+            drill = next((t.id for t in load_catalog().every if symbol in t.symbols), "its own")
+            body = [
+                f"{indent}# Not part of this drill: {symbol} is drilled by  drill start {drill}.\n",
+                f'{indent}raise NotImplementedError("{symbol}")\n',
+            ]
+            edits.append((first.lineno - 1, node.end_lineno, doc + body, None))
+            continue
         if rung == "cloze":
             edits.append((first.lineno - 1, first.end_lineno, doc, None))
             edits.extend(_cloze_edits(symbol, node, lines, notes, drills))
@@ -232,12 +346,18 @@ def cut(source: str, symbols: Iterable[str], drills: Collection[str] | None = No
 
 
 def blank(
-    source: str, symbols: Iterable[str], header: str = "", drills: Collection[str] | None = None, rung: str = "recall"
+    source: str,
+    symbols: Iterable[str],
+    header: str = "",
+    drills: Collection[str] | None = None,
+    rung: str = "recall",
+    absent: Iterable[str] = (),
 ) -> str:
     """``source`` with ``symbols`` blanked for ``rung``: docstrings kept, less the paragraphs tagged for
     drills other than ``drills`` (None: all kept). ``recall``: the body becomes a TODO; ``copy``: the
-    same, below the reference's body as a comment block; ``cloze``: the key statements become TODOs."""
-    text = cut(source, symbols, drills, rung).text
+    same, below the reference's body as a comment block; ``cloze``: the key statements become TODOs.
+    ``absent``: symbols whose body is left out (``left_out``)."""
+    text = cut(source, symbols, drills, rung, absent).text
     return header + text if header else text
 
 
@@ -257,13 +377,26 @@ def stub_for(
 ) -> str:
     """The stub of a drill: the reference with ``symbols`` blanked for ``rung``, and a header that says so.
 
-    ``drills``: the ids whose tagged docstring paragraphs the stub keeps (None: every paragraph)."""
+    ``drills``: the ids whose tagged docstring paragraphs and tagged code the stub keeps (None: every
+    paragraph, all the code); the follow-ups' own symbols of other drills are left out (``left_out``)."""
     check_rung(rung)
     symbols = list(symbols)
     label = target_label if rung == "recall" else f"{target_label}, {rung} rung"
+    whole = reference.read_text(encoding="utf-8")
+    source = reference_for(whole, drills)
+    absent = left_out(drills, source)
     header = (
         f"# autograd-drill: {label}.\n"
         + HEADERS[rung].format(symbols=", ".join(symbols))
+        + "".join(
+            f"# {name} here is without the code of the {', '.join(ids)} drill{'s' if len(ids) > 1 else ''}.\n"
+            for name, ids in trimmed(whole, drills).items()
+        )
+        + (
+            f"# Left out, for the follow-up drills: {', '.join(absent)} (each raises NotImplementedError).\n"
+            if absent
+            else ""
+        )
         + "# NumPy only: the grader compares your gradients with torch.autograd in float64.\n\n"
     )
-    return blank(reference.read_text(encoding="utf-8"), symbols, header, drills, rung)
+    return blank(source, symbols, header, drills, rung, absent)
