@@ -4,9 +4,10 @@ solution file deleted or overwritten, brought back from the graded history)."""
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
 
 from drills.loop.diff import symbol_sources
-from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, said, seed
+from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, said, seed, use_consoles
 
 REFERENCE_CODE = symbol_sources(REFERENCE_SOURCE)
 
@@ -128,3 +129,14 @@ def test_restore_with_nothing_to_bring_back_is_a_one_line_error(clock, args, sai
     seed("max", 100, at=T0 - 86_400)
     result = drill("restore", *args, code=2)
     assert said_ in said(result) and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("width", [100, 60])
+def test_show_full_prints_every_core_symbol(clock, monkeypatch, width):
+    use_consoles(monkeypatch, width=width)
+    output = drill("show", "full").output
+    assert all(cell_len(line) <= width for line in output.splitlines())
+    for symbol in [s for t in CATALOG.targets for s in t.symbols]:
+        assert symbol in output
+        assert REFERENCE_CODE[symbol].splitlines()[0].strip()[:40] in " ".join(output.split())
+    assert "drill start full" in output and "marked assisted" not in output
