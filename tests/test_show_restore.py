@@ -274,6 +274,9 @@ def test_restore_an_earlier_save_after_drill_watch_graded_the_overwrite(tmp_path
         [archived] = (path.parent / ".archive").iterdir()
         assert archived.read_text(encoding="utf-8") == OVERWRITTEN
         wait_until(lambda: graded_sources()[-1:] == [MINE], STARTED_WITHIN, "the watch to grade the restored file")
+        rows = save_rows(drill("restore", "--list").output)
+        assert list(rows) == ["1", "2", "3"] and "same file as save 1" in rows["3"]
+        assert all("in the file now" in rows[n] for n in ("1", "3")) and "in the file now" not in rows["2"]
         assert watcher.poll() is None  # still watching, the attempt still in progress
         os.killpg(watcher.pid, signal.SIGINT)  # Ctrl-C
         output, errors = watcher.communicate(timeout=60)

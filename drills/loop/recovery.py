@@ -46,6 +46,8 @@ class Save:
     """``passed``, or what failed: ``3 of 10 tests failed``; ``unbroadcast and arith failed``."""
     in_file: bool
     """The solution file holds this source now."""
+    same_as: int | None = None
+    """The first earlier save with the very same source, if any."""
 
 
 @dataclass(frozen=True)
@@ -136,11 +138,14 @@ def saves(history: History, drill_id: str | None = None, attempt_id: int | None 
     """``drill restore --list``: every graded save of the attempt ``recover`` would restore from."""
     (attempt, _), *others = choose(history, drill_id, attempt_id)
     held = attempt.file.read_bytes() if attempt.file.exists() else None
-    listed_saves = tuple(
-        Save(i, s.elapsed, verdict(s.result), s.source.encode("utf-8", "surrogateescape") == held)
-        for i, s in enumerate(history.submissions(attempt), start=1)
-    )
-    return Saves(attempt, listed_saves, tuple(a.id for a, _ in others))
+    first: dict[bytes, int] = {}
+    listed_saves = []
+    for i, s in enumerate(history.submissions(attempt), start=1):
+        raw = s.source.encode("utf-8", "surrogateescape")
+        earlier = first.get(raw)
+        first.setdefault(raw, i)
+        listed_saves.append(Save(i, s.elapsed, verdict(s.result), raw == held, earlier))
+    return Saves(attempt, tuple(listed_saves), tuple(a.id for a, _ in others))
 
 
 def recover(

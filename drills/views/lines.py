@@ -127,7 +127,7 @@ def restored_view(r: Recovered) -> RenderableType:
     if r.archived:
         lines.append(f" The file that was there is archived at {escape(display(r.archived))}.")
     if r.saves > 1:
-        lines.append(f" Its {r.saves} graded saves:  drill restore --list   (one of them: --save N)")
+        lines.append(f" Its {r.saves} graded saves: drill restore --list (then --save N)")
     if r.others:
         ids = listed([str(i) for i in r.others[:5]])
         noun = "attempt" if len(r.others) == 1 else "attempts"
@@ -148,7 +148,9 @@ def saves_view(s: Saves) -> RenderableType:
         table.add_column(column, justify="right" if column != "verdict" else "left", no_wrap=column != "verdict")
     for save in s.saves:
         clock = format_time(save.elapsed) if save.elapsed is not None else "-"
-        table.add_row(str(save.number), clock, save.verdict + ("  ← in the file now" if save.in_file else ""))
+        notes = [f"same file as save {save.same_as}"] if save.same_as is not None else []
+        notes += ["← in the file now"] if save.in_file else []
+        table.add_row(str(save.number), clock, "  ".join([save.verdict, *notes]))
     parts: list[RenderableType] = [head, table, next_step("drill restore --save N", "brings save N back")]
     if s.others:
         noun = "attempt" if len(s.others) == 1 else "attempts"
