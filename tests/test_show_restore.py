@@ -169,11 +169,13 @@ def save_rows(listing: str) -> dict[str, str]:
     rows: dict[str, str] = {}
     last = None
     for line in listing.splitlines():
-        words = line.split()
+        words = line.replace("▸", "").split()
+        if "▸" in line:
+            words.append("(in the file now)")
         if words and words[0].isdigit() and len(words) > 1 and ":" in words[1]:
             last = words[0]
             rows[last] = " ".join(words)
-        elif last is not None and words and not line.startswith(" Next") and line.startswith("       "):
+        elif last is not None and words and line.startswith("              "):
             rows[last] += " " + " ".join(words)
         else:
             last = None
@@ -197,6 +199,7 @@ def test_restore_list_then_an_earlier_save_after_the_overwrite_was_graded(clock,
     assert [r.split()[:2] for r in rows.values()] == [["1", "0:30"], ["2", "1:00"], ["3", "1:30"]]
     assert all("tests failed" in r for r in rows.values()) and "in the file now" in rows["3"]
     assert "in the file now" not in rows["1"] + rows["2"]
+    assert "▸ the one your file holds now" in said(drill("restore", "--list"))
     text = said(drill("restore", "--save", "2"))
     assert (workspace / "unbroadcast.py").read_text(encoding="utf-8") == stub + "# second\n"
     assert "save 2 of 3, graded at 1:00 on the clock" in text
@@ -275,7 +278,7 @@ def test_restore_an_earlier_save_after_drill_watch_graded_the_overwrite(tmp_path
         assert archived.read_text(encoding="utf-8") == OVERWRITTEN
         wait_until(lambda: graded_sources()[-1:] == [MINE], STARTED_WITHIN, "the watch to grade the restored file")
         rows = save_rows(drill("restore", "--list").output)
-        assert list(rows) == ["1", "2", "3"] and "same file as save 1" in rows["3"]
+        assert list(rows) == ["1", "2", "3"] and "same as save 1" in rows["3"]
         assert all("in the file now" in rows[n] for n in ("1", "3")) and "in the file now" not in rows["2"]
         assert watcher.poll() is None  # still watching, the attempt still in progress
         os.killpg(watcher.pid, signal.SIGINT)  # Ctrl-C

@@ -47,7 +47,7 @@ class Save:
     in_file: bool
     """The solution file holds this source now."""
     same_as: int | None = None
-    """The first earlier save with the very same source, if any."""
+    """The first earlier save with the very same source, if any (the watch grades a restored file again)."""
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,10 @@ def restored_view(r: Recovered) -> RenderableType:
     return Text.from_markup("\n".join(lines))
 
 
+IN_FILE = "▸"
+"""``drill restore --list``: the save the solution file holds now."""
+
+
 def saves_view(s: Saves) -> RenderableType:
     """``drill restore --list``: each graded save of the attempt, its clock and verdict, and which one
     the file holds now."""
@@ -143,15 +147,19 @@ def saves_view(s: Saves) -> RenderableType:
     attempt = s.attempt
     state = "in progress" if attempt.in_progress else attempt.outcome
     head = Text(f" Graded saves of attempt {attempt.id} at {attempt.target} ({state}), {display(attempt.file)}:")
-    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1, 0, 1))
-    for column in ("save", "clock", "verdict"):
-        table.add_column(column, justify="right" if column != "verdict" else "left", no_wrap=column != "verdict")
+    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 2, 0, 0))
+    table.add_column("", no_wrap=True, min_width=2)
+    table.add_column("save", justify="right", no_wrap=True)
+    table.add_column("clock", justify="right", no_wrap=True)
+    table.add_column("verdict")
     for save in s.saves:
         clock = format_time(save.elapsed) if save.elapsed is not None else "-"
-        notes = [f"same file as save {save.same_as}"] if save.same_as is not None else []
-        notes += ["← in the file now"] if save.in_file else []
-        table.add_row(str(save.number), clock, "  ".join([save.verdict, *notes]))
-    parts: list[RenderableType] = [head, table, next_step("drill restore --save N", "brings save N back")]
+        same = f"  (same as save {save.same_as})" if save.same_as is not None else ""
+        table.add_row(f" {IN_FILE}" if save.in_file else "", str(save.number), clock, save.verdict + same)
+    parts: list[RenderableType] = [head, table]
+    if any(save.in_file for save in s.saves):
+        parts.append(Text(f" {IN_FILE} the one your file holds now", style="dim"))
+    parts.append(next_step("drill restore --save N", "brings save N back"))
     if s.others:
         noun = "attempt" if len(s.others) == 1 else "attempts"
         ids = listed([str(i) for i in s.others[:5]])
