@@ -104,6 +104,8 @@ def test_diff_full_during_the_drill_refuses_then_peeks_at_every_symbol(clock, wo
     assert "backward, arith, unary, softmax and cross-entropy have not passed yet" in refused
     assert "drill diff full --peek" in refused and "unbroadcast" not in refused.split("have not")[0]
     assert not active().assisted
+    alone = said(drill("diff", code=2))  # while it runs: its first target not passed yet, no more
+    assert alone.startswith("error: backward has not passed yet") and "drill diff backward --peek" in alone
     assert said(drill("diff", "unbroadcast")).count("unbroadcast") >= 1  # a passed target: allowed, not marked
     assert not active().assisted
     peeked = drill("diff", "full", "--peek").output
