@@ -128,3 +128,18 @@ def test_an_unknown_target_is_never_suggested_as_itself():
     assert "Did you mean" not in str(info.value)
     with pytest.raises(KeyError, match="Did you mean 'arith'"):
         CATALOG.get("arth")
+
+
+@pytest.mark.usefixtures("wide_terminal", "fake_grading")
+def test_diff_full_after_an_abandoned_full_drill_names_what_had_not_passed(clock, workspace):
+    drill("full")
+    clock.advance(60)
+    write(workspace / "full.py", [s for s in CORE_SYMBOLS if s != "unbroadcast"])
+    drill("check", code=1)
+    drill("abandon")
+    for args in [("diff",), ("diff", "full")]:
+        refused = said(drill(*args, code=2))
+        assert "abandoned before backward, arith, unary, softmax and cross-entropy passed" in refused
+        assert "drill diff full --peek" in refused
+    peeked = drill("diff", "full", "--peek").output
+    assert all(symbol in peeked for symbol in CORE_SYMBOLS) and not latest().assisted  # it had ended

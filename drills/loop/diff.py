@@ -87,7 +87,7 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     pending = [] if attempt.outcome == "gave-up" else [t.id for t in targets if t.id not in attempt.splits]
     if pending and attempt.outcome == "abandoned" and not peek:
         raise DrillError(
-            f"your last attempt at {drill_id} was abandoned before {listed(pending)} passed: "
+            f"your last attempt at {drill_id} was abandoned before {'it' if pending == [drill_id] else listed(pending)} passed: "
             f"drill diff {drill_id} --peek shows it anyway"
         )
     if pending and not peek:
