@@ -288,15 +288,15 @@ def show(target: opt.TargetArg) -> None:
 @app.command()
 def restore(
     target: Annotated[str | None, typer.Argument(help="Default: the drill of the attempt in progress.")] = None,
-    attempt: Annotated[
-        int | None, typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others).")
-    ] = None,
+    attempt: opt.AttemptOption = None,
+    save: opt.SaveOption = None,
+    listing: opt.ListSavesFlag = False,
 ) -> None:
-    """Bring back a deleted or overwritten solution file: the latest graded save of the attempt in
-    progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
+    """Bring back a deleted or overwritten solution file: a graded save (the latest, or --save N of --list)
+    of the attempt in progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
     from drills.commands import drill
 
-    run(drill.restore, resolve_optional(target), attempt)
+    run(drill.restore, resolve_optional(target), attempt, save, listing)
 
 
 @app.command()

@@ -92,10 +92,14 @@ class Catalog:
         return (*self.ids, FULL, *(t.id for t in self.extensions))
 
     def get(self, target_id: str) -> Target:
-        """The target with this id; a KeyError that suggests the closest id otherwise."""
+        """The target with this id; a KeyError that suggests the closest id otherwise. ``full`` is no
+        one target: a NotOneTarget (a KeyError too) says so, where the caller takes one target only
+        (the callers that take ``full`` go through ``drilled``)."""
         for target in self.every:
             if target.id == target_id:
                 return target
+        if target_id == FULL:
+            raise NotOneTarget(self.all_ids)
         raise UnknownTarget(target_id, self.drill_ids)
 
     def resolve(self, typed: str) -> str:
@@ -123,13 +127,22 @@ class Catalog:
 
 class UnknownTarget(KeyError):
     def __init__(self, target_id: str, known: tuple[str, ...]) -> None:
-        close = difflib.get_close_matches(target_id, known, n=1)
+        others = [k for k in known if k != target_id]  # never "did you mean" what was typed
+        close = difflib.get_close_matches(target_id, others, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         self.message = f"unknown target {target_id!r}.{hint} Targets: {', '.join(known)}."
         super().__init__(self.message)
 
     def __str__(self) -> str:
         return self.message
+
+
+class NotOneTarget(UnknownTarget):
+    """``full`` where one target is asked for: it is the drill of every core target."""
+
+    def __init__(self, known: tuple[str, ...]) -> None:
+        KeyError.__init__(self, FULL)
+        self.message = f"{FULL} is the drill of every core target, not one target: name one of {', '.join(known)}."
 
 
 def find_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:

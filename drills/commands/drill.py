@@ -218,8 +218,15 @@ def show(term: Terminal, target: str) -> None:
         term.out.print(reference_view(reference(store, target)))
 
 
-def restore(term: Terminal, target: str | None, attempt_id: int | None) -> None:
-    from drills.loop.recovery import recover
+def restore(term: Terminal, target: str | None, attempt_id: int | None, save: int | None, listing: bool) -> None:
+    """``drill restore``: a graded save back in the file (``save``, from 1; None: the latest); with
+    ``listing``, the attempt's graded saves instead."""
+    from drills.loop.recovery import recover, saves
 
     with history(term) as store:
-        term.out.print(lines.restored_view(recover(store, target, attempt_id)))
+        if listing:
+            if save is not None:
+                raise DrillError("--list shows the saves and --save restores one: give one of them")
+            term.out.print(lines.saves_view(saves(store, target, attempt_id)))
+            return
+        term.out.print(lines.restored_view(recover(store, target, attempt_id, save)))

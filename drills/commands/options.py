@@ -32,3 +32,12 @@ GradeTargetsOption = Annotated[list[str] | None, typer.Option("--target", "-t", 
 JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
 ]
+
+AttemptOption = Annotated[
+    int | None, typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others).")
+]
+SaveOption = Annotated[
+    int | None,
+    typer.Option("--save", metavar="N", help="This graded save of the attempt, from 1 (--list numbers them)."),
+]
+ListSavesFlag = Annotated[bool, typer.Option("--list", help="List the attempt's graded saves: number, clock, verdict.")]

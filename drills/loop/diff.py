@@ -12,7 +12,7 @@ from drills.loop.session import DrillError
 from drills.loop.stubs import REFERENCE
 from drills.store.history import Attempt, History
 from drills.store.paths import display
-from grader.catalog import find_functions, load_catalog
+from grader.catalog import FULL, find_functions, listed, load_catalog
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ def _dedent(text: str) -> str:
 
 
 def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
+    """``drill diff [TARGET]``: TARGET, ``full`` (every core target's symbols, of your latest full
+    drill) or, left out, the drill of your latest attempt (all of a full drill once it ended; while
+    it runs, its first target not passed yet)."""
     catalog = load_catalog()
     attempt = history.active()
     if target_id is None:
@@ -61,33 +64,46 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
                 raise DrillError("nothing to compare yet: start a drill with  drill start TARGET")
             attempt = attempts[-1]
         drilled = catalog.drilled(attempt.target)
-        target = next((t for t in drilled if t.id not in attempt.splits), drilled[0])
+        if attempt.target == FULL and not attempt.in_progress:
+            targets = drilled
+        else:
+            targets = (next((t for t in drilled if t.id not in attempt.splits), drilled[0]),)
+        drill_id = attempt.target if len(targets) > 1 else targets[0].id
+    elif target_id == FULL:
+        drill_id, targets = FULL, catalog.targets
+        if attempt is None or attempt.target != FULL:
+            fulls = history.attempts(FULL)
+            if not fulls:
+                raise DrillError(f"you have never drilled {FULL}: start with  drill {FULL}")
+            attempt = fulls[-1]
     else:
         target = catalog.get(target_id)
+        drill_id, targets = target.id, (target,)
         if attempt is None or target not in catalog.drilled(attempt.target):
             mine = [a for a in history.attempts() if target in catalog.drilled(a.target)]
             if not mine:
                 raise DrillError(f"you have never attempted {target.id}: start with  drill start {target.id}")
             attempt = mine[-1]
-    allowed = target.id in attempt.splits or attempt.outcome == "gave-up"
-    if not allowed and attempt.outcome == "abandoned" and not peek:
+    pending = [] if attempt.outcome == "gave-up" else [t.id for t in targets if t.id not in attempt.splits]
+    if pending and attempt.outcome == "abandoned" and not peek:
         raise DrillError(
-            f"your last attempt at {target.id} was abandoned before it passed: "
-            f"drill diff {target.id} --peek shows it anyway"
+            f"your last attempt at {drill_id} was abandoned before {'it' if pending == [drill_id] else listed(pending)} passed: "
+            f"drill diff {drill_id} --peek shows it anyway"
         )
-    if not allowed and not peek:
+    if pending and not peek:
+        verb = "has" if len(pending) == 1 else "have"
         raise DrillError(
-            f"{target.id} has not passed yet, and comparing now would spoil the drill: "
-            f"drill diff {target.id} --peek shows it and marks the attempt assisted; drill give-up ends it first"
+            f"{listed(pending)} {verb} not passed yet, and comparing now would spoil the drill: "
+            f"drill diff {drill_id} --peek shows it and marks the attempt assisted; drill give-up ends it first"
         )
-    marked = not allowed and attempt.in_progress
+    marked = bool(pending) and attempt.in_progress
     if marked:
         history.mark_assisted(attempt)
     source, label = _latest_source(history, attempt)
     ours = symbol_sources(source)
     reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
-    pairs = tuple((s, ours.get(s), reference[s]) for s in target.symbols)
-    return Comparison(target.id, label, pairs, peeked=not allowed, marked_assisted=marked)
+    pairs = tuple((s, ours.get(s), reference[s]) for t in targets for s in t.symbols)
+    return Comparison(drill_id, label, pairs, peeked=bool(pending), marked_assisted=marked)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from drills.views.render import counted, due_in, next_step
 from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
-    from drills.loop.recovery import Recovered
+    from drills.loop.recovery import Recovered, Saves
     from drills.loop.session import Started
     from drills.store.export import Exported
     from drills.store.history import Attempt
@@ -120,19 +120,54 @@ def restored_view(r: Recovered) -> RenderableType:
     """``drill restore``: which graded save came back, where, and where the file in its way went."""
     attempt, when = r.attempt, r.submission.elapsed
     state = "in progress" if attempt.in_progress else attempt.outcome
-    graded = f"its save graded at {format_time(when)} on the clock" if when is not None else "its last graded save"
-    source = f"attempt {attempt.id} at {attempt.target} ({state}), {graded}"
+    graded = f"graded at {format_time(when)} on the clock" if when is not None else "graded"
+    which = f"save {r.number} of {r.saves}" if r.saves else "its last graded save"
+    source = f"attempt {attempt.id} at {attempt.target} ({state}), {which}, {graded}"
     if r.unchanged:
         lines = [f" {escape(display(r.path))} already holds {source}: nothing to restore."]
     else:
         lines = [f" Restored [bold]{escape(display(r.path))}[/]: {source}."]
     if r.archived:
         lines.append(f" The file that was there is archived at {escape(display(r.archived))}.")
+    if r.saves > 1:
+        lines.append(f" Its {r.saves} graded saves: drill restore --list (then --save N)")
     if r.others:
         ids = listed([str(i) for i in r.others[:5]])
         noun = "attempt" if len(r.others) == 1 else "attempts"
         lines.append(f" Other graded {noun} of {attempt.target}: {ids}  (drill restore --attempt N)")
     return Text.from_markup("\n".join(lines))
+
+
+IN_FILE = "▸"
+"""``drill restore --list``: the save the solution file holds now."""
+
+
+def saves_view(s: Saves) -> RenderableType:
+    """``drill restore --list``: each graded save of the attempt, its clock and verdict, and which one
+    the file holds now."""
+    from rich.table import Table
+
+    attempt = s.attempt
+    state = "in progress" if attempt.in_progress else attempt.outcome
+    head = Text(f" Graded saves of attempt {attempt.id} at {attempt.target} ({state}), {display(attempt.file)}:")
+    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 2, 0, 0))
+    table.add_column("", no_wrap=True, min_width=2)
+    table.add_column("save", justify="right", no_wrap=True)
+    table.add_column("clock", justify="right", no_wrap=True)
+    table.add_column("verdict")
+    for save in s.saves:
+        clock = format_time(save.elapsed) if save.elapsed is not None else "-"
+        same = f"  (same as save {save.same_as})" if save.same_as is not None else ""
+        table.add_row(f" {IN_FILE}" if save.in_file else "", str(save.number), clock, save.verdict + same)
+    parts: list[RenderableType] = [head, table]
+    if any(save.in_file for save in s.saves):
+        parts.append(Text(f" {IN_FILE} the one your file holds now", style="dim"))
+    parts.append(next_step("drill restore --save N", "brings save N back"))
+    if s.others:
+        noun = "attempt" if len(s.others) == 1 else "attempts"
+        ids = listed([str(i) for i in s.others[:5]])
+        parts.append(Text(f" Other graded {noun} of {attempt.target}: {ids}  (drill restore --list --attempt N)"))
+    return Group(*parts)
 
 
 TITLE = " autograd-drill: re-implement a tensor autograd engine from memory, against the clock\n"
