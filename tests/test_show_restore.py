@@ -47,6 +47,16 @@ def test_show_prints_the_reference_of_each_symbol_and_marks_nothing(clock):
 
 
 @pytest.mark.usefixtures("wide_terminal")
+def test_show_leaves_out_the_code_of_other_drills(clock):
+    """The core backward is shown as its stub asks it: without the cotangent seed and the freeing of
+    free-memory; the cotangent drill shows its own code."""
+    core = drill("show", "backward").output
+    assert "np.array(gradient, dtype=np.float64)" not in core and "if not retain_graph" not in core
+    assert "_topological_order(self)" in core
+    own = drill("show", "cotangent").output
+    assert "np.array(gradient, dtype=np.float64)" in own and "if not retain_graph" not in own
+
+
 def test_show_during_another_drill_marks_nothing(clock):
     drill("start", "unbroadcast")
     assert "marked assisted" not in said(drill("show", "arith"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drills.loop.session import DrillError
-from drills.loop.stubs import REFERENCE
+from drills.loop.stubs import REFERENCE, reference_for
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.catalog import FULL, find_functions, listed, load_catalog
@@ -101,7 +101,8 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
         history.mark_assisted(attempt)
     source, label = _latest_source(history, attempt)
     ours = symbol_sources(source)
-    reference = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
+    # the reference as the drill's stub shows it: the code tagged for other drills left out
+    reference = symbol_sources(reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in targets]))
     pairs = tuple((s, ours.get(s), reference[s]) for t in targets for s in t.symbols)
     return Comparison(drill_id, label, pairs, peeked=bool(pending), marked_assisted=marked)
 
@@ -130,7 +131,7 @@ def reference(history: History, drill_id: str) -> Reference:
     if marked:
         assert attempt is not None
         history.mark_assisted(attempt)
-    sources = symbol_sources(REFERENCE.read_text(encoding="utf-8"))
+    sources = symbol_sources(reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in targets]))
     return Reference(drill_id, tuple((s, sources[s]) for t in targets for s in t.symbols), marked)
 
 
