@@ -36,7 +36,8 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     """An attempt that just passed: the scoreboard (of its rung), how you retyped the reference (after
     a copy or cloze pass), where it moved on the ladder, its review card, and what comes next."""
-    from drills.loop.ladder import place, target_seconds
+    from drills.loop.ladder import target_seconds
+    from drills.loop.standing import standings
     from drills.store.records import scoreboard
     from drills.store.schedule import choose
     from drills.views.ladder import moved_line
@@ -45,11 +46,12 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     now, attempt = term.clock(), checked.attempt
     board = scoreboard(store, attempt, target_seconds(attempt.target, attempt.rung))
     chosen, card = choose(store, now), review_for(attempt.target)
-    rung = place(chosen.target, store.attempts(chosen.target)).rung
+    told = standings(store, now)  # one story per target: the rungs below are those drill list shows
+    rung = told[chosen.target].rung
     extra: list[Any] = []
     if attempt.rung != "recall":
         extra.append(retyping(store, attempt))
-    line = moved_line(attempt.target, attempt.rung, place(attempt.target, store.attempts(attempt.target)).rung)
+    line = moved_line(attempt.target, attempt.rung, told[attempt.target].rung)
     if line is not None:
         extra.append(line)
     term.out.print(report.finish_view(checked, board, card, chosen, now, extra, rung))
@@ -73,13 +75,14 @@ def retyping(store: History, attempt: Attempt) -> Any:
 
 def ladder(term: Terminal) -> None:
     """``drill ladder``: every target's rung, its rungs' times and why, what moves it."""
-    from drills.loop.ladder import places, rung_time
+    from drills.loop.ladder import rung_time
+    from drills.loop.standing import standings
     from drills.loop.stubs import RUNGS
     from drills.views.ladder import ladder_view
     from grader.catalog import FULL
 
     with history(term) as store:
-        spots = places(store)
+        spots = {t: s.place for t, s in standings(store, term.clock()).items()}
     times = {
         drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else ("recall",))}
         for drill_id in spots
@@ -149,12 +152,12 @@ def status(term: Terminal) -> None:
     with history(term) as store:
         attempt = store.active()
         if attempt is None:
-            from drills.loop.ladder import current_rung
+            from drills.loop.standing import standings
             from drills.store.schedule import choose
 
             now = term.clock()
             chosen = choose(store, now)
-            why = render.reason(chosen, now, current_rung(store, chosen.target))
+            why = render.reason(chosen, now, standings(store, now)[chosen.target].rung)
             term.out.print(lines.no_attempt_view(chosen.target, why))
             return
         states = session.target_states(attempt, session.latest_result(store, attempt))

@@ -6,10 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
-from drills.loop.ladder import current_rung, places
 from drills.loop.session import describe_active
+from drills.loop.standing import standings
 from drills.store import records
-from drills.store.schedule import deck, queue
+from drills.store.schedule import queue
 from drills.views import lines, render
 from grader.catalog import FULL, load_catalog
 
@@ -21,9 +21,10 @@ def overview(term: Terminal, title: bool = True) -> None:
     with history(term) as store:
         now = term.clock()
         cards = queue(store, now)  # spaced repetition: the first is the one to drill now
-        due = {c.target: render.due_in(c.due - now) for c in cards}
-        rungs = {drill_id: spot.rung for drill_id, spot in places(store).items()}
-        term.out.print(render.catalog_table(load_catalog(), records.drill_records(store), due, rungs))
+        told = standings(store, now)  # one story per target: rung, best, last, due
+        due = {t: render.due_in(s.due - now) for t, s in told.items()}
+        rungs = {t: s.rung for t, s in told.items()}
+        term.out.print(render.catalog_table(load_catalog(), {t: s.record for t, s in told.items()}, due, rungs))
         term.out.print()
         active = store.active()
     if active is not None:
@@ -44,7 +45,7 @@ def next_target(term: Terminal) -> None:
         now = term.clock()
         cards = queue(store, now)
         active = store.active()
-        rung = current_rung(store, cards[0].target)
+        rung = standings(store, now)[cards[0].target].rung
         questions = due_questions(store.db, now)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
@@ -59,7 +60,7 @@ def chosen_target(term: Terminal) -> str:
     with history(term) as store:
         now = term.clock()
         chosen = queue(store, now)[0]
-        rung = current_rung(store, chosen.target)
+        rung = standings(store, now)[chosen.target].rung
     term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now, rung)))
     return chosen.target
 
@@ -74,9 +75,12 @@ def review(term: Terminal, target: str) -> None:
     term.out.print(render.review_card(card))
     with history(term) as store:
         now = term.clock()
-        best, done = records.personal_best(store, target), len(records.finished_attempts(store, target))
-        slot = next(c for c in deck(store, now) if c.target == target)
-    term.out.print(lines.yours_line(target, done, best, slot.due - now))
+        told = standings(store, now)[target]
+    term.out.print(
+        lines.yours_line(
+            target, told.attempts, told.best, told.due - now, told.splits, told.rung if told.drilled else "recall"
+        )
+    )
 
 
 def stats(term: Terminal, target: str | None) -> None:

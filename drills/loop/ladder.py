@@ -24,7 +24,7 @@ from drills.loop.retype import body_lines, typed_characters
 from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut, reference_for
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
-from drills.store.records import clock_at_end, finished
+from drills.store.records import clock_at_end, finished, segments
 from grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
 
 TYPING_SPEED = 200
@@ -181,22 +181,50 @@ class Place:
     """It has a finished attempt (of any rung)."""
 
 
+def split_outcomes(target: str, runs: Iterable[Attempt]) -> list[tuple[float, int, Outcome]]:
+    """A core target's splits in the finished full drills among ``runs``, as recall passes (end time,
+    run id, outcome): the target written from memory, its time the split's segment. A shared segment's
+    time is scaled to the target's own recall time, so that it is over exactly when the segment is over
+    its targets' recall times added up (as the schedule rates it)."""
+    catalog = load_catalog()
+    if target not in catalog.ids:
+        return []
+    out = []
+    for run in finished(r for r in runs if r.target == FULL):
+        segment = next((s for s in segments(run) if target in s.targets), None)
+        if segment is None:
+            continue
+        own = catalog.get(target).target_time
+        limit = sum(catalog.get(t).target_time for t in segment.targets)
+        seconds = segment.seconds * own / limit if limit else segment.seconds
+        out.append((run.ended_at or run.started_at, run.id, Outcome(True, seconds, run.assisted)))
+    return out
+
+
 def place(target: str, attempts: Iterable[Attempt]) -> Place:
     """Replay ``moved`` over the target's finished attempts (passed or given up; an abandoned one is
-    a reset), in the order they ended. An attempt on a higher rung than the target's (``drill start
-    --rung``) puts it on that rung first: you chose to climb. One on a lower rung is practice: it
-    moves the target neither down nor up (a recall-level user who retypes once stays on recall).
-    ``full`` is recall only."""
+    a reset), in the order they ended, its splits in the full drills among ``attempts`` included: a
+    split is a recall pass (``split_outcomes``), the same one the schedule counts as a review. An
+    attempt on a higher rung than the target's (``drill start --rung``) puts it on that rung first:
+    you chose to climb. One on a lower rung is practice: it moves the target neither down nor up (a
+    recall-level user who retypes once stays on recall). ``full`` is recall only."""
     if target == FULL:
         return Place(target, "recall", 0, False)
+    attempts = list(attempts)
+    events = [
+        (a.ended_at or a.started_at, a.id, a.rung, outcome(a))
+        for a in finished(a for a in attempts if a.target == target)
+    ]
+    events += [(at, run_id, "recall", done) for at, run_id, done in split_outcomes(target, attempts)]
+    events.sort(key=lambda e: (e[0], e[1]))
     rung: str | None = None
     since: list[Outcome] = []
-    for attempt in finished(a for a in attempts if a.target == target):
-        if rung is not None and RUNGS.index(attempt.rung) < RUNGS.index(rung):
+    for _, _, on, done in events:
+        if rung is not None and RUNGS.index(on) < RUNGS.index(rung):
             continue  # practice below the target's rung
-        if attempt.rung != rung:
-            rung, since = attempt.rung, []
-        since.append(outcome(attempt))
+        if on != rung:
+            rung, since = on, []
+        since.append(done)
         after = moved(rung, since, target_seconds(target, rung))
         if after != rung:
             rung, since = after, []
@@ -209,7 +237,7 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
 
 def current_rung(history: History, target: str) -> str:
     """The rung ``drill start TARGET`` starts."""
-    return place(target, history.attempts(target)).rung
+    return place(target, [*history.attempts(target), *history.attempts(FULL)]).rung
 
 
 def places(history: History) -> dict[str, Place]:

@@ -91,14 +91,19 @@ def stopped_watching(attempt: Attempt, now: float) -> Text:
     )
 
 
-def yours_line(target: str, attempts: int, best: float | None, due: float) -> Text:
-    """Under a review card: your record on it and when it is due."""
-    mine = (
-        "never drilled"
-        if not attempts
-        else f"{counted(attempts, 'attempt')}, best {format_time(best) if best else '-'}"
-    )
-    return next_step(f"drill start {target}", f"yours: {mine}; due {due_in(due)}")
+def yours_line(
+    target: str, attempts: int, best: float | None, due: float, splits: int = 0, rung: str = "recall"
+) -> Text:
+    """Under a review card: your record on it (its attempts alone, its splits in full drills), the rung
+    ``drill start`` starts (said when it is not recall), and when it is due."""
+    parts = []
+    if attempts:
+        parts.append(f"{counted(attempts, 'attempt')}, best {format_time(best) if best else '-'}")
+    if splits:
+        parts.append(f"passed in {counted(splits, 'full drill')}")
+    mine = "; ".join(parts) if parts else "never drilled"
+    on = "" if rung == "recall" else f"; its {rung} rung next"
+    return next_step(f"drill start {target}", f"yours: {mine}{on}; due {due_in(due)}")
 
 
 def exported_line(exported: Exported, output: Path) -> Text:

@@ -1,0 +1,80 @@
+"""Where each target stands: its rung, best, last, attempts and due date, computed once from the
+history, so that every view (``drill list``, ``stats``, ``review``, ``ladder``, ``next``, the
+scoreboard's next step) tells the same story of it. A full drill's split of a core target counts the
+same everywhere: a recall pass for the ladder (drills/loop/ladder.py ``place``), a review for the
+schedule (drills/store/schedule.py ``card``), and a drill of the target (``splits``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drills.loop.ladder import Place, place
+from drills.store.history import History
+from drills.store.records import DrillRecord, finished
+from drills.store.schedule import TargetCard, deck
+from grader.catalog import FULL, format_time, load_catalog
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One target (or ``full``): its place on the ladder, its record from memory and its card."""
+
+    target: str
+    place: Place
+    best: float | None
+    """Its best unassisted recall time alone (a full drill's segment is a best of the full drill)."""
+    last: str
+    """Its last finished recall attempt alone: its time, "gave up", or "-"."""
+    attempts: int
+    """Its finished recall attempts alone."""
+    splits: int
+    """The finished full drills in which it passed (a core target; 0 for the others)."""
+    card: TargetCard
+
+    @property
+    def rung(self) -> str:
+        return self.place.rung
+
+    @property
+    def due(self) -> float:
+        return self.card.due
+
+    @property
+    def drilled(self) -> bool:
+        """It has a finished attempt of its own or a split of a full drill."""
+        return self.place.attempted or self.attempts > 0 or self.splits > 0
+
+    @property
+    def record(self) -> DrillRecord:
+        """As ``drill list`` draws it."""
+        return DrillRecord(self.best, self.last, self.attempts)
+
+
+def standings(history: History, now: float) -> dict[str, Standing]:
+    """Every drill's standing, in catalog order, from one read of the history."""
+    attempts = history.attempts()
+    runs = [a for a in attempts if a.target == FULL]
+    done_runs = finished(runs)
+    cards = {c.target: c for c in deck(history, now)}
+    core = set(load_catalog().ids)
+    out = {}
+    for drill_id in load_catalog().drill_ids:
+        own = [a for a in attempts if a.target == drill_id]
+        recall = finished(a for a in own if a.rung == "recall")
+        last = "-" if not recall else "gave up" if recall[-1].time is None else format_time(recall[-1].time)
+        splits = sum(1 for r in done_runs if drill_id in r.splits) if drill_id in core else 0
+        out[drill_id] = Standing(
+            drill_id,
+            place(drill_id, [*own, *runs] if drill_id in core else own),
+            min((a.time for a in own if a.time is not None and a.rung == "recall" and not a.assisted), default=None),
+            last,
+            len(recall),
+            splits,
+            cards[drill_id],
+        )
+    return out
+
+
+def standing(history: History, target: str, now: float) -> Standing:
+    """One drill's standing."""
+    return standings(history, now)[target]
