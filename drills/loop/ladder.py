@@ -240,12 +240,6 @@ def current_rung(history: History, target: str) -> str:
     return place(target, [*history.attempts(target), *history.attempts(FULL)]).rung
 
 
-def places(history: History) -> dict[str, Place]:
-    """Every drill's place, in catalog order."""
-    attempts = history.attempts()
-    return {drill_id: place(drill_id, attempts) for drill_id in load_catalog().drill_ids}
-
-
 # ---------------------------------------------------------------------------- the README's table
 
 TABLE_START = (

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from drills.store.history import Attempt, History
-from grader.catalog import FULL, format_time, load_catalog
+from grader.catalog import FULL, load_catalog
 
 FINISHED = ("passed", "gave-up")
 """The outcomes that count as an attempt: an abandoned attempt is a reset, not a try."""
@@ -138,22 +138,13 @@ def sum_of_best(best: dict[tuple[str, ...], float]) -> float | None:
 
 @dataclass(frozen=True)
 class DrillRecord:
-    """One line of ``drill list``: a drill's best and last times and how many attempts count."""
+    """One line of ``drill list``: a drill's best and last times and how many attempts count (from
+    memory: its recall rung; drills/loop/standing.py ``Standing.record``)."""
 
     best: float | None
     last: str
     """The last finished attempt's time, "gave up", or "-"."""
     attempts: int
-
-
-def drill_records(history: History) -> dict[str, DrillRecord]:
-    """Every drill's record from memory (its recall rung), by id, in the catalog's order."""
-    records = {}
-    for drill_id in load_catalog().drill_ids:
-        done = finished_attempts(history, drill_id)
-        last = "-" if not done else "gave up" if done[-1].time is None else format_time(done[-1].time)
-        records[drill_id] = DrillRecord(personal_best(history, drill_id), last, len(done))
-    return records
 
 
 # ---------------------------------------------------------------------------- scoreboard
