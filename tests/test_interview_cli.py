@@ -245,3 +245,26 @@ def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypa
     (record,) = held()
     assert [(p.outcome, p.nudges) for p in record.parts] == [("gave-up", 1), ("skipped", 0)]
     assert f"1. {hint}" in Path(record.report or "").read_text(encoding="utf-8")
+
+
+def test_ctrl_c_while_answering_keeps_the_lines_already_typed(clock, fake_grading, monkeypatch):
+    """Each line of a typed answer is in its answer file as soon as it is typed: a Ctrl-C before the
+    closing dot loses none of them."""
+    solved_on_first_grading(fake_grading)
+    read = command.Session._line
+    typed = []
+
+    def line(self, prompt: str = "") -> str | None:
+        if len(typed) == 2:  # two lines of the first answer typed, no dot yet
+            raise KeyboardInterrupt
+        typed.append(got := read(self, prompt))
+        return got
+
+    monkeypatch.setattr(command.Session, "_line", line)
+    result = drill(*SHORT, input="First line.\nSecond line.\nThird.\n.\n1\n", code=1)
+    assert "Interview stopped" in said(result) and "Traceback" not in result.output
+    (record,) = held()
+    first = record.plan.questions[0].id
+    kept = steps.answer_path(record.id, first).read_text(encoding="utf-8")
+    assert kept.endswith("First line.\nSecond line.\n") and "# Time box:" in kept
+    assert record.answers == (), "not self-checked: not rated"

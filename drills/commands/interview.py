@@ -199,7 +199,8 @@ class Session:
 
     def _answer(self, question: Question) -> str:
         """The answer typed (until a line with only a dot, or the end of the input), or written in $EDITOR
-        (e alone on the first line); kept in its answer file either way."""
+        (e alone on the first line); kept in its answer file either way, each typed line as soon as it
+        is typed (a Ctrl-C before the dot loses none of them)."""
         lines: list[str] = []
         while (line := self._line()) is not None and line.strip() != ".":
             if not lines and line.strip() == "e":
@@ -208,6 +209,7 @@ class Session:
                     return written
                 continue
             lines.append(line)
+            steps.keep_answer(self.number, question, "\n".join(lines))
         text = "\n".join(lines).strip("\n").rstrip()
         if line is None and not text:
             raise Stopped
