@@ -153,7 +153,9 @@ def test_ctrl_c_at_the_second_question_keeps_what_was_done(clock, fake_grading, 
         not record.finished and len(record.answers) == 1 and [p.outcome for p in record.parts] == ["passed", "passed"]
     )
     report = Path(record.report or "").read_text(encoding="utf-8")
-    assert "(not finished)" in report and "was not reached: it stays new" in report
+    assert "(not finished)" in report and "was asked but not answered: it stays new" in report
+    assert "2. `" in report and "asked, not answered (the interview stopped)" in report
+    assert "1. `" in report and "self-checked (2 of" in report
     assert active() is None
 
 

@@ -181,6 +181,7 @@ class Session:
             question = self.bank.get(planned.id)
             self.out.print(views.question_view(n, len(asked), question))
             asked_at = clock()
+            steps.asked(self.number, question)
             text = self._answer(question)
             answered_at = clock()
             self.out.print(views.answered_line(answered_at - asked_at, question.time_box))

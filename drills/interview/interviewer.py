@@ -163,6 +163,17 @@ def answered(
     return replace(answer, id=number, interview_id=interview_id)
 
 
+def asked(interview_id: int, question: Question) -> Path:
+    """A question is asked: its answer file is written (the prompt, the marker), so the transcript
+    knows it was reached even if the interview stops before a line is typed."""
+    from drills.interview.answering import answer_template
+
+    path = answer_path(interview_id, question.id)
+    if not path.exists():
+        atomic_write(path, answer_template(question))
+    return path
+
+
 def keep_answer(interview_id: int, question: Question, text: str) -> Path:
     """Keep an answer typed in the terminal in its answer file too: a Ctrl-C at the self-check loses nothing."""
     from drills.interview.answering import answer_template
@@ -188,7 +199,10 @@ def close(
     record = get_interview(store.db, interview_id)
     zone = tz or local_zone()
     path = report_path(interviews_folder(), record, zone)
-    atomic_write(path, transcript(record, load_bank(), load_catalog(), zone))
+    planned = [q.id for q in record.plan.questions]
+    reached = {q for q in planned if answer_path(interview_id, q).exists()}
+    earlier = {a.question for q in planned for a in answers(store.db, q) if a.interview_id != interview_id}
+    atomic_write(path, transcript(record, load_bank(), load_catalog(), zone, reached, earlier))
     set_report(store.db, interview_id, str(path))
     return replace(record, report=str(path)), path
 
