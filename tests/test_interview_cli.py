@@ -270,3 +270,35 @@ def test_ctrl_c_while_answering_keeps_the_lines_already_typed(clock, fake_gradin
     kept = steps.answer_path(record.id, first).read_text(encoding="utf-8")
     assert kept.endswith("First line.\nSecond line.\n") and "# Time box:" in kept
     assert record.answers == (), "not self-checked: not rated"
+
+
+def test_p_does_not_pause_an_interview_and_the_key_bar_shows_its_own_keys(clock, fake_grading, monkeypatch):
+    """An interview's clock runs as a real one does: p is refused (said on the screen), the attempt is
+    never paused; the key bar is the interview's (no "p pause", no "q quit")."""
+    pressed = ["p", "q"]
+    seen: list[bool] = []
+
+    class Keys:
+        def read(self, timeout: float) -> str | None:
+            attempt = active()
+            if attempt is not None:
+                seen.append(attempt.paused or attempt.paused_total > 0)
+            return pressed.pop(0) if pressed else None
+
+    @contextmanager
+    def keyboard():
+        yield Keys()
+
+    monkeypatch.setattr(cli, "out", Console(force_terminal=True, color_system=None, width=200, highlight=False))
+    monkeypatch.setattr(terminal_keys, "keyboard", keyboard)
+    result = drill(*SHORT, input=ANSWERS)
+    text = said(result)
+    assert "no pause in an interview" in text and "let us leave it there: unbroadcast gave up at" in text
+    assert seen and not any(seen), "the clock never paused"
+    assert "q gives the task up" in text and "p pause" not in text and "q quit" not in text
+    store = open_store()
+    try:
+        (attempt,) = store.attempts()
+    finally:
+        store.close()
+    assert attempt.paused_total == 0 and attempt.outcome == "gave-up"

@@ -145,7 +145,7 @@ class Session:
         out, clock = self.out, self.term.clock
         with keyboard() if out.is_terminal else nullcontext() as keys:
             live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
-            states = watch_saves(self.store, clock, oracle=self.oracle, keys=keys)
+            states = watch_saves(self.store, clock, oracle=self.oracle, keys=keys, pausable=False)
             try:
                 if live is not None:
                     live.start()
@@ -156,7 +156,7 @@ class Session:
                             views.nudge_view(state.shown) if isinstance(state.shown, Hints) else shown_view(state.shown)
                         )
                     outcome = "gave-up" if state.ended == "quit" else steps.part_outcome(state.attempt, budget, now)
-                    screen = watch_screen(state, now)
+                    screen = watch_screen(state, now, footer=False)  # the interview has its own key bar
                     if live is not None:
                         live.update(
                             views.part_screen(screen, coding.part.target, budget, state.attempt.elapsed(now)),
