@@ -302,3 +302,14 @@ def test_p_does_not_pause_an_interview_and_the_key_bar_shows_its_own_keys(clock,
     finally:
         store.close()
     assert attempt.paused_total == 0 and attempt.outcome == "gave-up"
+
+
+def test_a_question_rated_in_one_interview_is_not_asked_in_the_next_before_it_is_due(clock, fake_grading):
+    solved_on_first_grading(fake_grading)
+    drill(*SHORT, input=ANSWERS)
+    clock.advance(3600)
+    solved_on_first_grading(fake_grading)
+    drill(*SHORT, input=ANSWERS)
+    first, second = held()
+    assert len(first.answers) == len(second.answers) == 2
+    assert not {a.question for a in first.answers} & {q.id for q in second.plan.questions}
