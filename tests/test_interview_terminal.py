@@ -89,7 +89,7 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
         store.close()
     assert record.finished and [p.outcome for p in record.parts] == ["passed", "passed"]
     assert [p.nudges for p in record.parts] == [1, 0] and [a.target for a in attempts] == ["unbroadcast", "gradcheck"]
-    assert all(a.paused_total == 0 for a in attempts), "p paused nothing"
+    assert all(a.paused_total < 0.5 for a in attempts), "p paused nothing (the end keeps wall = mono to a microsecond)"
     assert [a.answer for a in record.answers] == [f"{FIRST_ANSWER}\nIt is a sum, not a mean.", SECOND_ANSWER]
     bank = load_bank()
     second = bank.get(record.answers[1].question)
