@@ -313,3 +313,21 @@ def test_a_question_rated_in_one_interview_is_not_asked_in_the_next_before_it_is
     first, second = held()
     assert len(first.answers) == len(second.answers) == 2
     assert not {a.question for a in first.answers} & {q.id for q in second.plan.questions}
+
+
+def test_drill_pause_elsewhere_is_refused_during_an_interview_part(clock, workspace):
+    store = open_store()
+    try:
+        ensure_tables(store.db)
+        plan = command.make_plan(store, 20, "unbroadcast", clock())
+        number = steps.begin(store, plan, clock)
+        steps.start_part(store, number, plan, 0, plan.coding.budget, workspace, clock)
+    finally:
+        store.close()
+    text = said(drill("pause", code=2))
+    assert "an interview's clock cannot be paused" in text and f"interview {number} runs unbroadcast" in text
+    assert not active().paused
+    drill("abandon")
+    drill("start", "arith")
+    drill("pause")
+    assert active().paused, "outside an interview, pause works as before"

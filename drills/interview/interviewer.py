@@ -30,6 +30,7 @@ from drills.interview.store import (
     get_interview,
     record_answer,
     record_part,
+    running_interview,
     set_report,
     start_interview,
 )
@@ -86,6 +87,20 @@ def start_part(
     part = PartRecord(position, planned.kind, planned.id, budget, attempt_id=started.attempt.id)
     record_part(store.db, interview_id, part)
     return Coding(part, started)
+
+
+NO_PAUSE = "an interview's clock cannot be paused: it runs, as a real interview's does (Ctrl-C in it stops it)"
+
+
+def refuse_pause(store: History) -> None:
+    """``drill pause`` (in another terminal) refused while the attempt in progress is an interview's
+    coding part: an interview has no pause."""
+    active = store.active()
+    running = running_interview(store.db)
+    if active is None or running is None:
+        return
+    if any(p.attempt_id == active.id and p.outcome is None for p in running.parts):
+        raise DrillError(f"{NO_PAUSE}; interview {running.id} runs {active.target}")
 
 
 def part_outcome(attempt: Attempt, budget: float, now: float) -> str | None:
