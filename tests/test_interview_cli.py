@@ -153,7 +153,9 @@ def test_ctrl_c_at_the_second_question_keeps_what_was_done(clock, fake_grading, 
         not record.finished and len(record.answers) == 1 and [p.outcome for p in record.parts] == ["passed", "passed"]
     )
     report = Path(record.report or "").read_text(encoding="utf-8")
-    assert "(not finished)" in report and "was not reached: it stays new" in report
+    assert "(not finished)" in report and "was asked but not answered: it stays new" in report
+    assert "2. `" in report and "asked, not answered (the interview stopped)" in report
+    assert "1. `" in report and "self-checked (2 of" in report
     assert active() is None
 
 
@@ -245,3 +247,87 @@ def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypa
     (record,) = held()
     assert [(p.outcome, p.nudges) for p in record.parts] == [("gave-up", 1), ("skipped", 0)]
     assert f"1. {hint}" in Path(record.report or "").read_text(encoding="utf-8")
+
+
+def test_ctrl_c_while_answering_keeps_the_lines_already_typed(clock, fake_grading, monkeypatch):
+    """Each line of a typed answer is in its answer file as soon as it is typed: a Ctrl-C before the
+    closing dot loses none of them."""
+    solved_on_first_grading(fake_grading)
+    read = command.Session._line
+    typed = []
+
+    def line(self, prompt: str = "") -> str | None:
+        if len(typed) == 2:  # two lines of the first answer typed, no dot yet
+            raise KeyboardInterrupt
+        typed.append(got := read(self, prompt))
+        return got
+
+    monkeypatch.setattr(command.Session, "_line", line)
+    result = drill(*SHORT, input="First line.\nSecond line.\nThird.\n.\n1\n", code=1)
+    assert "Interview stopped" in said(result) and "Traceback" not in result.output
+    (record,) = held()
+    first = record.plan.questions[0].id
+    kept = steps.answer_path(record.id, first).read_text(encoding="utf-8")
+    assert kept.endswith("First line.\nSecond line.\n") and "# Time box:" in kept
+    assert record.answers == (), "not self-checked: not rated"
+
+
+def test_p_does_not_pause_an_interview_and_the_key_bar_shows_its_own_keys(clock, fake_grading, monkeypatch):
+    """An interview's clock runs as a real one does: p is refused (said on the screen), the attempt is
+    never paused; the key bar is the interview's (no "p pause", no "q quit")."""
+    pressed = ["p", "q"]
+    seen: list[bool] = []
+
+    class Keys:
+        def read(self, timeout: float) -> str | None:
+            attempt = active()
+            if attempt is not None:
+                seen.append(attempt.paused or attempt.paused_total > 0)
+            return pressed.pop(0) if pressed else None
+
+    @contextmanager
+    def keyboard():
+        yield Keys()
+
+    monkeypatch.setattr(cli, "out", Console(force_terminal=True, color_system=None, width=200, highlight=False))
+    monkeypatch.setattr(terminal_keys, "keyboard", keyboard)
+    result = drill(*SHORT, input=ANSWERS)
+    text = said(result)
+    assert "no pause in an interview" in text and "let us leave it there: unbroadcast gave up at" in text
+    assert seen and not any(seen), "the clock never paused"
+    assert "q gives the task up" in text and "p pause" not in text and "q quit" not in text
+    store = open_store()
+    try:
+        (attempt,) = store.attempts()
+    finally:
+        store.close()
+    assert attempt.paused_total == 0 and attempt.outcome == "gave-up"
+
+
+def test_a_question_rated_in_one_interview_is_not_asked_in_the_next_before_it_is_due(clock, fake_grading):
+    solved_on_first_grading(fake_grading)
+    drill(*SHORT, input=ANSWERS)
+    clock.advance(3600)
+    solved_on_first_grading(fake_grading)
+    drill(*SHORT, input=ANSWERS)
+    first, second = held()
+    assert len(first.answers) == len(second.answers) == 2
+    assert not {a.question for a in first.answers} & {q.id for q in second.plan.questions}
+
+
+def test_drill_pause_elsewhere_is_refused_during_an_interview_part(clock, workspace):
+    store = open_store()
+    try:
+        ensure_tables(store.db)
+        plan = command.make_plan(store, 20, "unbroadcast", clock())
+        number = steps.begin(store, plan, clock)
+        steps.start_part(store, number, plan, 0, plan.coding.budget, workspace, clock)
+    finally:
+        store.close()
+    text = said(drill("pause", code=2))
+    assert "an interview's clock cannot be paused" in text and f"interview {number} runs unbroadcast" in text
+    assert not active().paused
+    drill("abandon")
+    drill("start", "arith")
+    drill("pause")
+    assert active().paused, "outside an interview, pause works as before"

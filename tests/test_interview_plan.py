@@ -101,9 +101,17 @@ def test_overdue_questions_come_first_most_overdue_first_whatever_their_target()
     assert "ddp-overlap" not in [q.id for q in p.questions[2:]], "not due: a new question on the task comes first"
 
 
-def test_related_questions_not_due_come_before_unrelated_new_ones():
+def test_a_question_not_due_is_not_asked_while_the_bank_has_new_ones():
+    """Rated in one interview, not due yet: new questions (about anything) come first."""
     related = {q.id.replace("-", "_"): 10 for q in BANK.about({"unary", "max"})}
     p = plan(target="unary", cards=deck(**related))
+    assert not {q.id for q in p.questions} & {q.id for q in BANK.about({"unary", "max"})}
+    assert all(q.why.startswith("new;") for q in p.questions)
+
+
+def test_when_every_question_was_answered_and_none_is_due_the_soonest_due_fill_in_about_the_task_first():
+    days = {q.id.replace("-", "_"): 5 + i for i, q in enumerate(BANK.questions)}
+    p = plan(target="unary", cards=deck(**days))
     assert all(BANK.get(q.id).target in {"unary", "max"} for q in p.questions)
     assert all("about the task, due in" in q.why for q in p.questions)
 

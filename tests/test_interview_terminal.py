@@ -51,6 +51,11 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
     term = Pty(INTERVIEW)
     try:
         term.wait(graded("unbroadcast"), "the stub graded on the task's live screen")
+        assert "q gives the task up" in term.screen and "q quit" not in term.screen, "the interview's key bar"
+        assert "p pause" not in term.screen and "no pause: the clock runs" in term.screen
+        term.child.send("p")  # refused: an interview's clock runs
+        term.shows("no pause in an interview")
+        assert "paused" not in term.screen
         term.child.send("h")  # a nudge
         term.shows(f"Interviewer: {CATALOG.get('unbroadcast').hints[0]}")
         (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE, encoding="utf-8")
@@ -84,6 +89,7 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
         store.close()
     assert record.finished and [p.outcome for p in record.parts] == ["passed", "passed"]
     assert [p.nudges for p in record.parts] == [1, 0] and [a.target for a in attempts] == ["unbroadcast", "gradcheck"]
+    assert all(a.paused_total < 0.5 for a in attempts), "p paused nothing (the end keeps wall = mono to a microsecond)"
     assert [a.answer for a in record.answers] == [f"{FIRST_ANSWER}\nIt is a sum, not a mean.", SECOND_ANSWER]
     bank = load_bank()
     second = bank.get(record.answers[1].question)

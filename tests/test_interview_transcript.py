@@ -171,3 +171,19 @@ def test_the_list_of_interviews(db):
     text = shown(views.interviews_view(kept.interviews(db)), width=200)
     assert "2027-01-15 08:00" in text and "backward: passed in 9:00" in text
     assert "cotangent: not reached" in text and "1 of 3" in text and "/data/interview-1.md" in text
+
+
+def test_the_transcript_says_what_happened_to_each_question(db):
+    """Answered and rated, asked but not answered (stopped), not reached: and "stays new" only for a
+    question never answered before."""
+    record = interview(db, PartRecord(0, "coding", "backward", 1560, 7, "passed", 600.0, 0, None), None, [(0, 1, 2)])
+    first, second, third = (q.id for q in record.plan.questions)
+    text = transcript(record, BANK, CATALOG, reached={first, second}, earlier={third})
+    questions = section(text, "Questions")
+    assert f"1. `{first}`: asked, answered in 2:00" in questions and "rated **" in questions
+    assert f"2. `{second}`: asked, not answered (the interview stopped): not rated, it stays new" in questions
+    assert f"3. `{third}`: not reached: not rated, its schedule stays as its earlier answers left it" in questions
+    practise = section(text, "What to practise next")
+    assert "was asked but not answered: it stays new" in practise
+    assert "was not reached: its schedule stays as its earlier answers left it" in practise
+    assert practise.count("stays new") == 1

@@ -173,7 +173,13 @@ def _end_or_pause(
 
 
 def pause(term: Terminal) -> None:
-    _end_or_pause(term, session.pause, lines.paused_line)
+    from drills.interview.interviewer import refuse_pause
+
+    def act(store: History, clock: Clock) -> Attempt:
+        refuse_pause(store)  # an interview's coding part has no pause
+        return session.pause(store, clock)
+
+    _end_or_pause(term, act, lines.paused_line)
 
 
 def resume(term: Terminal) -> None:

@@ -145,7 +145,7 @@ class Session:
         out, clock = self.out, self.term.clock
         with keyboard() if out.is_terminal else nullcontext() as keys:
             live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
-            states = watch_saves(self.store, clock, oracle=self.oracle, keys=keys)
+            states = watch_saves(self.store, clock, oracle=self.oracle, keys=keys, pausable=False)
             try:
                 if live is not None:
                     live.start()
@@ -156,7 +156,7 @@ class Session:
                             views.nudge_view(state.shown) if isinstance(state.shown, Hints) else shown_view(state.shown)
                         )
                     outcome = "gave-up" if state.ended == "quit" else steps.part_outcome(state.attempt, budget, now)
-                    screen = watch_screen(state, now)
+                    screen = watch_screen(state, now, footer=False)  # the interview has its own key bar
                     if live is not None:
                         live.update(
                             views.part_screen(screen, coding.part.target, budget, state.attempt.elapsed(now)),
@@ -181,6 +181,7 @@ class Session:
             question = self.bank.get(planned.id)
             self.out.print(views.question_view(n, len(asked), question))
             asked_at = clock()
+            steps.asked(self.number, question)
             text = self._answer(question)
             answered_at = clock()
             self.out.print(views.answered_line(answered_at - asked_at, question.time_box))
@@ -199,7 +200,8 @@ class Session:
 
     def _answer(self, question: Question) -> str:
         """The answer typed (until a line with only a dot, or the end of the input), or written in $EDITOR
-        (e alone on the first line); kept in its answer file either way."""
+        (e alone on the first line); kept in its answer file either way, each typed line as soon as it
+        is typed (a Ctrl-C before the dot loses none of them)."""
         lines: list[str] = []
         while (line := self._line()) is not None and line.strip() != ".":
             if not lines and line.strip() == "e":
@@ -208,6 +210,7 @@ class Session:
                     return written
                 continue
             lines.append(line)
+            steps.keep_answer(self.number, question, "\n".join(lines))
         text = "\n".join(lines).strip("\n").rstrip()
         if line is None and not text:
             raise Stopped

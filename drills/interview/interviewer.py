@@ -30,6 +30,7 @@ from drills.interview.store import (
     get_interview,
     record_answer,
     record_part,
+    running_interview,
     set_report,
     start_interview,
 )
@@ -86,6 +87,20 @@ def start_part(
     part = PartRecord(position, planned.kind, planned.id, budget, attempt_id=started.attempt.id)
     record_part(store.db, interview_id, part)
     return Coding(part, started)
+
+
+NO_PAUSE = "an interview's clock cannot be paused: it runs, as a real interview's does (Ctrl-C in it stops it)"
+
+
+def refuse_pause(store: History) -> None:
+    """``drill pause`` (in another terminal) refused while the attempt in progress is an interview's
+    coding part: an interview has no pause."""
+    active = store.active()
+    running = running_interview(store.db)
+    if active is None or running is None:
+        return
+    if any(p.attempt_id == active.id and p.outcome is None for p in running.parts):
+        raise DrillError(f"{NO_PAUSE}; interview {running.id} runs {active.target}")
 
 
 def part_outcome(attempt: Attempt, budget: float, now: float) -> str | None:
@@ -163,6 +178,17 @@ def answered(
     return replace(answer, id=number, interview_id=interview_id)
 
 
+def asked(interview_id: int, question: Question) -> Path:
+    """A question is asked: its answer file is written (the prompt, the marker), so the transcript
+    knows it was reached even if the interview stops before a line is typed."""
+    from drills.interview.answering import answer_template
+
+    path = answer_path(interview_id, question.id)
+    if not path.exists():
+        atomic_write(path, answer_template(question))
+    return path
+
+
 def keep_answer(interview_id: int, question: Question, text: str) -> Path:
     """Keep an answer typed in the terminal in its answer file too: a Ctrl-C at the self-check loses nothing."""
     from drills.interview.answering import answer_template
@@ -188,7 +214,10 @@ def close(
     record = get_interview(store.db, interview_id)
     zone = tz or local_zone()
     path = report_path(interviews_folder(), record, zone)
-    atomic_write(path, transcript(record, load_bank(), load_catalog(), zone))
+    planned = [q.id for q in record.plan.questions]
+    reached = {q for q in planned if answer_path(interview_id, q).exists()}
+    earlier = {a.question for q in planned for a in answers(store.db, q) if a.interview_id != interview_id}
+    atomic_write(path, transcript(record, load_bank(), load_catalog(), zone, reached, earlier))
     set_report(store.db, interview_id, str(path))
     return replace(record, report=str(path)), path
 

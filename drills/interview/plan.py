@@ -15,9 +15,12 @@ The questions, three from 30 minutes on (two below), each chosen in turn from th
 
     1. answered before and due again, most overdue first
     2. new, about the coding task or its follow-up (bank order)
-    3. about them, not due yet (soonest due first)
-    4. new, about anything else
+    3. new, about anything else
+    4. about the task, not due yet (soonest due first)
     5. anything else, soonest due first
+
+so a question rated in one interview is not asked again before it is due while the bank has a new
+one that fits: answered questions not yet due only fill in once every question has been answered.
 
 and, within a tier, a difficulty not chosen yet comes first (a mix, as interviewers pace them). A
 question whose time box would leave the coding task less than its target time is passed over.
@@ -123,9 +126,9 @@ def _tier(card: QuestionCard, related: bool, now: float) -> tuple[int, float, st
         return (
             (2, card.order, "new, about the task")
             if card.new
-            else (3, card.due, f"about the task, due in {_days(card.due - now)}")
+            else (4, card.due, f"about the task, due in {_days(card.due - now)}")
         )
-    return (4, card.order, "new") if card.new else (5, card.due, f"due in {_days(card.due - now)}")
+    return (3, card.order, "new") if card.new else (5, card.due, f"due in {_days(card.due - now)}")
 
 
 def choose_questions(

@@ -5,6 +5,7 @@ and what to practise next. A pure function of the record, the bank and the catal
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
@@ -97,7 +98,42 @@ def _answer(n: int, answer: AnswerRecord, bank: Bank) -> list[str]:
     ]
 
 
-def practise_next(record: InterviewRecord, bank: Bank, catalog: Catalog) -> list[str]:
+def question_fates(
+    record: InterviewRecord, bank: Bank, reached: Collection[str] = (), earlier: Collection[str] = ()
+) -> list[str]:
+    """What happened to each planned question, in the plan's order: answered and rated, reached but
+    not answered (the interview stopped: not rated, what was typed is kept in its answer file), or not
+    reached (not rated: new still, or as its answers in earlier interviews left it). ``reached``: the
+    questions asked (their answer file written); ``earlier``: those answered before this interview."""
+    given = {a.question: a for a in record.answers}
+    out = []
+    for n, planned in enumerate(record.plan.questions, 1):
+        answer = given.get(planned.id)
+        if answer is not None:
+            fate = (
+                f"asked, answered in {format_time(answer.seconds)}, self-checked ({len(answer.covered)} of "
+                f"{answer.points} key points): rated **{rate_answer(answer).name}**"
+            )
+        else:
+            schedule = (
+                "its schedule stays as its earlier answers left it"
+                if planned.id in earlier
+                else "it stays new in the schedule"
+            )
+            if planned.id in reached:
+                fate = (
+                    "asked, not answered (the interview stopped): not rated, "
+                    f"{schedule}; what was typed is kept in its answer file"
+                )
+            else:
+                fate = f"not reached: not rated, {schedule}"
+        out.append(f"{n}. `{planned.id}`: {fate}.")
+    return out
+
+
+def practise_next(
+    record: InterviewRecord, bank: Bank, catalog: Catalog, reached: Collection[str] = (), earlier: Collection[str] = ()
+) -> list[str]:
     """What the interview showed is worth practising, most telling first."""
     out = []
     parts = {p.position: p for p in record.parts}
@@ -123,12 +159,21 @@ def practise_next(record: InterviewRecord, bank: Bank, catalog: Catalog) -> list
     asked = {a.question for a in record.answers}
     for planned in record.plan.questions:
         if planned.id not in asked:
-            out.append(f"*{bank.get(planned.id).prompt}* was not reached: it stays new in the schedule.")
+            how = "was asked but not answered" if planned.id in reached else "was not reached"
+            schedule = "its schedule stays as its earlier answers left it" if planned.id in earlier else "it stays new"
+            out.append(f"*{bank.get(planned.id).prompt}* {how}: {schedule} in the schedule.")
     return out or ["Nothing weak this time: run a longer interview, or `drill next` for what the schedule says."]
 
 
-def transcript(record: InterviewRecord, bank: Bank, catalog: Catalog, tz: tzinfo = UTC) -> str:
-    """The interview as Markdown."""
+def transcript(
+    record: InterviewRecord,
+    bank: Bank,
+    catalog: Catalog,
+    tz: tzinfo = UTC,
+    reached: Collection[str] = (),
+    earlier: Collection[str] = (),
+) -> str:
+    """The interview as Markdown; ``reached`` and ``earlier`` as ``question_fates`` takes them."""
     plan = record.plan
     ended = f", ended {_when(record.ended_at, tz)}" if record.ended_at is not None else " (not finished)"
     lines = [
@@ -154,10 +199,18 @@ def transcript(record: InterviewRecord, bank: Bank, catalog: Catalog, tz: tzinfo
             lines += [f"## {KIND_TITLES[planned.kind]}: {planned.id}", "", "Not reached.", ""]
         else:
             lines += _coding(part, catalog)
-    lines += ["## Questions", ""]
+    lines += [
+        "## Questions",
+        "",
+        "What happened to each question:",
+        "",
+        *question_fates(record, bank, reached, earlier),
+        "",
+    ]
     for n, answer in enumerate(record.answers, 1):
         lines += _answer(n, answer, bank)
     if not record.answers:
         lines += ["No question was answered.", ""]
-    lines += ["## What to practise next", "", *(f"- {item}" for item in practise_next(record, bank, catalog)), ""]
+    practise = practise_next(record, bank, catalog, reached, earlier)
+    lines += ["## What to practise next", "", *(f"- {item}" for item in practise), ""]
     return "\n".join(lines)

@@ -103,10 +103,12 @@ class WatchState:
         return self.graded and self.checked is not None and self.checked.finished
 
 
-def watch_saves(store: History, clock: Clock, oracle: str = "auto", keys: Keys | None = None) -> Iterator[WatchState]:
+def watch_saves(
+    store: History, clock: Clock, oracle: str = "auto", keys: Keys | None = None, pausable: bool = True
+) -> Iterator[WatchState]:
     """Grade the attempt in progress now and on every save, until every target passes or the attempt
     ends elsewhere; with ``keys``, until q."""
-    watch = _Watch(store, clock, oracle, keys)
+    watch = _Watch(store, clock, oracle, keys, pausable)
     try:
         with stopped_with_us(watch.runner.close):  # a SIGTERM ends the grading in flight first
             yield from watch.states()
@@ -124,8 +126,10 @@ def _stamp(file: Path) -> tuple[int, int] | None:
 
 
 class _Watch:
-    def __init__(self, store: History, clock: Clock, oracle: str, keys: Keys | None) -> None:
+    def __init__(self, store: History, clock: Clock, oracle: str, keys: Keys | None, pausable: bool = True) -> None:
         self.store, self.clock, self.oracle, self.keys = store, clock, oracle, keys
+        self.pausable = pausable
+        """False in an interview: p is refused, its clock runs as a real interview's does."""
         attempt = require_active(store)
         self.state = WatchState(attempt, target_states(attempt, session.latest_result(store, attempt)), keys=bool(keys))
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -348,6 +352,8 @@ class _Watch:
             elif action == "hint":
                 self.state = replace(state, shown=session.hint(self.store, _hinted(state)))
             elif action == "pause":
+                if not self.pausable:
+                    raise DrillError(NO_PAUSE)
                 self._pause_or_resume()
             elif action == "grade":
                 if not self._running():
@@ -375,6 +381,8 @@ class _Watch:
 
 PAUSED = "the clock is paused: p resumes it, and grades"
 """Why r grades nothing."""
+NO_PAUSE = "no pause in an interview: its clock runs, as a real interview's does"
+"""Why p pauses nothing in an interview (drills/commands/interview.py)."""
 
 
 def _last_passed(attempt: Attempt) -> str:

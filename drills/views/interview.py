@@ -119,7 +119,8 @@ def intro_view(interview_id: int, plan: Plan, bank: Bank) -> RenderableType:
         plan_view(plan, bank),
         Text(
             " Each coding task: edit the file named below in your editor; every save is graded. "
-            "h asks the interviewer for a nudge (it is noted), q gives the task up, Ctrl-C stops the interview.",
+            "h asks the interviewer for a nudge (it is noted), q gives the task up, Ctrl-C stops the interview; "
+            "there is no pause: the clock runs, as in a real interview.",
             style="dim",
         ),
     )
@@ -139,7 +140,8 @@ def part_screen(screen: RenderableType, target: str, budget: float, elapsed: flo
     """The live watch screen of a coding part, under the time the part has left."""
     left = format_time(max(0.0, budget - elapsed))
     head = Text(f" Interview: {target}, {left} left of {format_time(budget)}", style="bold magenta")
-    return Group(head, screen, Text(" q gives the task up · Ctrl-C stops the interview", style="dim"))
+    keys = " h nudge · r grade · q gives the task up · Ctrl-C stops the interview   no pause: the clock runs"
+    return Group(head, screen, Text(""), Text(keys, style="dim"))
 
 
 def nudge_view(hints: Hints) -> RenderableType:

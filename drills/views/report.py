@@ -250,9 +250,10 @@ def watch_footer(state: WatchState) -> Text:
     )
 
 
-def watch_screen(state: WatchState, now: float) -> RenderableType:
+def watch_screen(state: WatchState, now: float, footer: bool = True) -> RenderableType:
     """The live screen of ``drill watch``: the clock (and a grading under way), each target's row (how
-    many tests failed; the first failure once, under the first failing target), and the keys."""
+    many tests failed; the first failure once, under the first failing target), and the keys (unless
+    ``footer`` is False: an interview shows its own)."""
     clock = f"{format_time(state.attempt.elapsed(now))}  "
     lines: list[RenderableType] = [watch_head(state, now)]
     first = state.first_failure
@@ -269,7 +270,7 @@ def watch_screen(state: WatchState, now: float) -> RenderableType:
         lines.append(Text(f" note: {note}", style="yellow"))
     if state.attempt.reason:
         lines.append(Text(f" assisted: {state.attempt.reason}: this attempt sets no best", style="yellow"))
-    lines += [Text(""), watch_footer(state)]
+    lines += [Text(""), watch_footer(state)] if footer else []
     return Group(*lines)
 
 
