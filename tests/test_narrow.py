@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -41,6 +42,24 @@ def test_every_id_is_whole_in_the_tables(clock, command):
     assert not CUT.findall(output), output
     assert set(CATALOG.drill_ids) <= first_cells(output), output
     assert widest(output) <= 60
+
+
+@pytest.mark.parametrize("command", [[], ["list"]])
+def test_what_you_write_wraps_only_between_symbols(clock, command):
+    """Each symbol the catalog names is shown whole on one line: "Tensor.backw" / "ard" is never drawn."""
+    history_of_every_kind()
+    output = drill(*command).output
+    assert widest(output) <= 60
+    lines = output.splitlines()
+    for target in CATALOG.targets:
+        row = next(i for i, line in enumerate(lines) if line.startswith(target.id + " "))
+        block = [lines[row]]
+        block += [line for line in itertools.takewhile(lambda line: line.startswith(" "), lines[row + 1 :])]
+        text = " ".join(line[len(target.id) :] for line in block[:1]) + " " + " ".join(block[1:])
+        words = set(re.findall(r"[\w.]+", text))
+        for symbol in target.symbols:
+            short = symbol if symbol in words else symbol.rsplit(".", 1)[-1]
+            assert short in words, (target.id, symbol, "\n".join(block))
 
 
 @pytest.mark.parametrize("command", [["ladder"], ["list"], ["stats"]])
