@@ -141,12 +141,14 @@ def finish_view(
     extra: Sequence[RenderableType] = (),
     rung: str = "recall",
 ) -> RenderableType:
-    """An attempt that just passed: the report, the scoreboard, ``extra`` (the retyping feedback and the
-    ladder's move), its review card, what to compare, and what is due next (on ``rung``)."""
-    parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board), scoreboard(board)]
+    """An attempt that just passed: the report, ``extra`` (the retyping feedback and the ladder's move),
+    its review card, the scoreboard, what to compare, and what is due next (on ``rung``). The scoreboard
+    comes after the card, the longest part, so that it is still on a screen of 40 lines at the end."""
+    parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board)]
     parts.extend(extra)
     if card is not None:
         parts.append(review_card(card))
+    parts.append(scoreboard(board))
     target = checked.attempt.target
     compare = target if target != FULL else load_catalog().ids[0]
     parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
