@@ -138,6 +138,29 @@ def test_diff_is_unified_with_marks_in_a_narrow_terminal(clock, workspace):
     assert any(line.startswith("      while grad.ndim > len(shape):") for line in lines)  # unchanged: no mark
 
 
+def test_a_wrapped_line_of_the_diff_keeps_its_indent(clock, workspace):
+    """A line too long for 60 columns goes on under its own indent, deeper, not at the left edge."""
+    drill("start", "unbroadcast")
+    long = "grad = grad.sum(axis=-1)  # summed over the last axis, which broadcasting never appends"
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", long), encoding="utf-8"
+    )
+    drill("give-up")
+    output = drill("diff").output
+    assert widest(output) <= 60
+    lines = output.splitlines()
+    at = next(i for i, line in enumerate(lines) if "grad = grad.sum(axis=-1)" in line)
+    first = lines[at]
+    lead = len(first) - len(first[1:].lstrip()) - 1  # the mark, then the code's own indent
+    rest = list(
+        itertools.takewhile(lambda line: not line.startswith(("-", "+")) and "grad" not in line, lines[at + 1 :])
+    )
+    assert rest, output
+    for line in rest[:2]:
+        assert len(line) - len(line.lstrip()) > lead, (first, line)
+    assert " ".join(" ".join(lines[at : at + 1 + len(rest)]).split()[1:]).startswith(" ".join(long.split())[:60])
+
+
 def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, monkeypatch):
     given_up_with_a_bug(workspace)
     use_consoles(monkeypatch, width=120)
