@@ -161,6 +161,23 @@ def test_a_wrapped_line_of_the_diff_keeps_its_indent(clock, workspace):
     assert " ".join(" ".join(lines[at : at + 1 + len(rest)]).split()[1:]).startswith(" ".join(long.split())[:60])
 
 
+def test_a_verdict_wraps_under_its_own_indent(clock, workspace):
+    """drill check at 60 columns: the failure's location and hint lines, when they wrap, go on under
+    their own indent, not back under the verdict's."""
+    drill("start", "unbroadcast")
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)"), encoding="utf-8"
+    )
+    lines = [line.rstrip() for line in drill("check", code=1).output.splitlines()]
+    assert widest("\n".join(lines)) <= 60
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("hint:"))
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    assert indent > len(lines[at - 1]) - len(lines[at - 1].lstrip()) - 1 and lines[at + 1].strip(), lines
+    assert len(lines[at + 1]) - len(lines[at + 1].lstrip()) == indent, "\n".join(lines[at - 2 : at + 2])
+    located = next(i for i, line in enumerate(lines) if "unbroadcast.py:" in line and " in unbroadcast" in line)
+    assert len(lines[located + 1]) - len(lines[located + 1].lstrip()) == indent, lines
+
+
 def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, monkeypatch):
     given_up_with_a_bug(workspace)
     use_consoles(monkeypatch, width=120)
