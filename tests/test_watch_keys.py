@@ -164,8 +164,8 @@ def test_the_scoreboard_stays_on_a_40_line_screen_after_a_pass(workspace):
     try:
         term.wait(graded, "the stub's verdict")
         path.write_text(REFERENCE_SOURCE, encoding="utf-8")
-        term.shows("Next due:")
-        screen = term.screen
+        term.wait(lambda screen: "Next due:" in screen and "⟳ grading" not in screen, "the screen after the pass")
+        screen = term.screen  # the finish printed, and the live screen under it redrawn
         term.child.sendintr()
         assert term.end() == 0, term.said[-2000:]
     finally:
