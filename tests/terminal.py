@@ -18,20 +18,22 @@ WITHIN = 90.0
 
 
 class Pty:
-    """A command in a pseudo-terminal of ROWS x COLS; ``screen`` is what the terminal shows now,
+    """A command in a pseudo-terminal of ``rows`` x ``cols`` (ROWS x COLS unless told); ``screen`` is what the terminal shows now,
     ``said`` all it was sent (what scrolled away too)."""
 
-    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str] | None = None, rows: int = ROWS, cols: int = COLS
+    ) -> None:
         import pexpect
         import pyte
 
         self.pexpect = pexpect
-        environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(COLS), "LINES": str(ROWS), **(env or {})}
+        environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(cols), "LINES": str(rows), **(env or {})}
         self.child = pexpect.spawn(
-            command[0], command[1:], cwd=str(ROOT), env=environ, dimensions=(ROWS, COLS), encoding="utf-8",
+            command[0], command[1:], cwd=str(ROOT), env=environ, dimensions=(rows, cols), encoding="utf-8",
             codec_errors="replace",
         )  # fmt: skip
-        self.terminal = pyte.Screen(COLS, ROWS)
+        self.terminal = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.terminal)
         self.said = ""
         self.ended = False

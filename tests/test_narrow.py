@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -41,6 +42,24 @@ def test_every_id_is_whole_in_the_tables(clock, command):
     assert not CUT.findall(output), output
     assert set(CATALOG.drill_ids) <= first_cells(output), output
     assert widest(output) <= 60
+
+
+@pytest.mark.parametrize("command", [[], ["list"]])
+def test_what_you_write_wraps_only_between_symbols(clock, command):
+    """Each symbol the catalog names is shown whole on one line: "Tensor.backw" / "ard" is never drawn."""
+    history_of_every_kind()
+    output = drill(*command).output
+    assert widest(output) <= 60
+    lines = output.splitlines()
+    for target in CATALOG.targets:
+        row = next(i for i, line in enumerate(lines) if line.startswith(target.id + " "))
+        block = [lines[row]]
+        block += [line for line in itertools.takewhile(lambda line: line.startswith(" "), lines[row + 1 :])]
+        text = " ".join(line[len(target.id) :] for line in block[:1]) + " " + " ".join(block[1:])
+        words = set(re.findall(r"[\w.]+", text))
+        for symbol in target.symbols:
+            short = symbol if symbol in words else symbol.rsplit(".", 1)[-1]
+            assert short in words, (target.id, symbol, "\n".join(block))
 
 
 @pytest.mark.parametrize("command", [["ladder"], ["list"], ["stats"]])
@@ -117,6 +136,46 @@ def test_diff_is_unified_with_marks_in_a_narrow_terminal(clock, workspace):
         "+         grad = grad.sum(axis=0)",
     ]
     assert any(line.startswith("      while grad.ndim > len(shape):") for line in lines)  # unchanged: no mark
+
+
+def test_a_wrapped_line_of_the_diff_keeps_its_indent(clock, workspace):
+    """A line too long for 60 columns goes on under its own indent, deeper, not at the left edge."""
+    drill("start", "unbroadcast")
+    long = "grad = grad.sum(axis=-1)  # summed over the last axis, which broadcasting never appends"
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", long), encoding="utf-8"
+    )
+    drill("give-up")
+    output = drill("diff").output
+    assert widest(output) <= 60
+    lines = output.splitlines()
+    at = next(i for i, line in enumerate(lines) if "grad = grad.sum(axis=-1)" in line)
+    first = lines[at]
+    lead = len(first) - len(first[1:].lstrip()) - 1  # the mark, then the code's own indent
+    rest = list(
+        itertools.takewhile(lambda line: not line.startswith(("-", "+")) and "grad" not in line, lines[at + 1 :])
+    )
+    assert rest, output
+    for line in rest[:2]:
+        assert len(line) - len(line.lstrip()) > lead, (first, line)
+    assert " ".join(" ".join(lines[at : at + 1 + len(rest)]).split()[1:]).startswith(" ".join(long.split())[:60])
+
+
+def test_a_verdict_wraps_under_its_own_indent(clock, workspace):
+    """drill check at 60 columns: the failure's location and hint lines, when they wrap, go on under
+    their own indent, not back under the verdict's."""
+    drill("start", "unbroadcast")
+    (workspace / "unbroadcast.py").write_text(
+        REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)"), encoding="utf-8"
+    )
+    lines = [line.rstrip() for line in drill("check", code=1).output.splitlines()]
+    assert widest("\n".join(lines)) <= 60
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("hint:"))
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    assert indent > len(lines[at - 1]) - len(lines[at - 1].lstrip()) - 1 and lines[at + 1].strip(), lines
+    assert len(lines[at + 1]) - len(lines[at + 1].lstrip()) == indent, "\n".join(lines[at - 2 : at + 2])
+    located = next(i for i, line in enumerate(lines) if "unbroadcast.py:" in line and " in unbroadcast" in line)
+    assert len(lines[located + 1]) - len(lines[located + 1].lstrip()) == indent, lines
 
 
 def test_diff_is_side_by_side_with_marks_in_a_wide_terminal(clock, workspace, monkeypatch):

@@ -96,7 +96,7 @@ def test_the_card_follows_the_scoreboard_after_a_pass(clock, tmp_path, passing_g
     output = result.output
     assert "✓ softmax passed at 3:20" in said(result)
     scoreboard, card, diff = output.index("attempts"), output.index("review: softmax"), output.index("Next: drill diff")
-    assert scoreboard < card < diff
+    assert card < scoreboard < diff  # the scoreboard after the card: on the screen at the end
     assert "Next due: unbroadcast (never drilled); drill next --start" in said(result)
 
 

@@ -24,6 +24,7 @@ from tests.support import (
     in_unbroadcast,
     latest,
     open_store,
+    seed,
     wait_until,
 )
 from tests.terminal import WITHIN, Pty
@@ -148,4 +149,28 @@ def test_p_pause_an_edit_and_p_resume_earn_no_best_and_say_why(workspace):
     assert "edited while paused" in said and "new personal best" not in said
     attempt = latest()
     assert attempt.outcome == "passed" and attempt.assisted and attempt.reason == "edited while paused"
+    assert "Traceback" not in term.said
+
+
+def test_the_scoreboard_stays_on_a_40_line_screen_after_a_pass(workspace):
+    """Issue 23: at 60 x 40, the screen after a pass (a review card and all) still shows the scoreboard:
+    its header and the target's row, with the time against your best."""
+    import time
+
+    seed("unbroadcast", 100.0, at=time.time() - 3 * 86400)
+    drill("start", "unbroadcast", "--rung", "recall")
+    path = workspace / "unbroadcast.py"
+    term = Pty(WATCH, rows=40, cols=60)
+    try:
+        term.wait(graded, "the stub's verdict")
+        path.write_text(REFERENCE_SOURCE, encoding="utf-8")
+        term.wait(lambda screen: "Next due:" in screen and "⟳ grading" not in screen, "the screen after the pass")
+        screen = term.screen  # the finish printed, and the live screen under it redrawn
+        term.child.sendintr()
+        assert term.end() == 0, term.said[-2000:]
+    finally:
+        term.kill()
+    assert "review: unbroadcast" in term.said  # the card was shown
+    assert "Δ best" in screen, screen
+    assert re.search(r"^unbroadcast +\d+:\d\d +\d+:\d\d", screen, re.M), screen
     assert "Traceback" not in term.said

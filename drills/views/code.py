@@ -8,7 +8,9 @@ from difflib import SequenceMatcher
 from itertools import zip_longest
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -69,14 +71,44 @@ def side_by_side(symbol: str, label: str, rows: list[Row], missing: bool) -> Tab
     return table
 
 
+class Hanging:
+    """A line of code wrapped at the width it is drawn at, between words where it can, each continuation
+    four columns deeper than the line's own indent (but never past half the width): a wrapped line is
+    still read as part of its block."""
+
+    def __init__(self, line: Text) -> None:
+        self.line = line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = self.line.cell_len
+        return Measurement(min(width, 8), width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        plain = self.line.plain
+        lead = len(plain) - len(plain.lstrip())
+        hang = min(lead + 4, width // 2)
+        rest, avail, indent = self.line.copy(), width, 0
+        while True:
+            piece = rest.wrap(console, avail, overflow="fold")[0] if rest.plain else Text("")
+            yield Segment(" " * indent)
+            yield from piece.render(console, end="")
+            yield Segment.line()
+            rest = rest[len(piece.plain) :]
+            rest = rest[len(rest.plain) - len(rest.plain.lstrip()) :]
+            if not rest.plain or not piece.plain:
+                return
+            avail, indent = max(1, width - hang), hang
+
+
 def unified(symbol: str, rows: list[Row], missing: bool) -> RenderableType:
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
+    grid.add_column()
     if missing:
         grid.add_row(mark(YOURS), Text("(not found in your file)", style="red"))
     for sign, line in unified_rows(rows):
-        grid.add_row(mark(sign), line)
+        grid.add_row(mark(sign), Hanging(line))
     return Group(Text(""), Text(symbol, style="bold"), grid)
 
 

@@ -94,29 +94,31 @@ def _catalog_table(
     due: dict[str, str] | None,
     rungs: dict[str, str] | None,
     narrow: bool = False,
-) -> Table:
-    """Narrow: one space between columns, to leave room for what you write."""
+) -> RenderableType:
+    """Narrow: one space between columns, and what you write on lines of its own under each row,
+    wrapped between symbols (a symbol is typed: it is never cut in two)."""
     table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1, 0, 0) if narrow else (0, 1))
     id_column(table, catalog.drill_ids)
-    column = rungs is not None and not narrow  # narrow: a rung below recall leads what you write
+    column = rungs is not None
     if column:
         table.add_column("rung", no_wrap=True)
-    table.add_column("what you write", overflow="fold")
+    if not narrow:
+        table.add_column("what you write", overflow="fold")
     for header in ("target", "best", "last", "attempts", *(["due"] if due is not None else [])):
         table.add_column(header, justify="right", no_wrap=True)
+    below: list[Text | None] = []
 
     def add(target_id: str, what: str | Text, target_time: int) -> None:
         record = records.get(target_id)
         best, last, attempts = (record.best, record.last, record.attempts) if record else (None, "-", 0)
         rung = rungs.get(target_id, "-") if rungs is not None else "recall"
-        if not column and rung != "recall":
-            what = Text.assemble((f"({rung}) ", "bold cyan"), what)
-        cells: list[RenderableType] = [target_id, *([rung] if column else []), what]
+        cells: list[RenderableType] = [target_id, *([rung] if column else []), *([] if narrow else [what])]
         cells += [format_time(target_time), t(best), last, str(attempts)]
         if due is not None:
             when = due.get(target_id, "-")
             cells.append(Text(when, style="bold" if when == "now" or when.endswith("ago") else ""))
         table.add_row(*cells)
+        below.append(Text(what) if isinstance(what, str) else what)
 
     def symbols(target: Target) -> str:
         return ", ".join(s.removeprefix("Tensor.") if i else s for i, s in enumerate(target.symbols))
@@ -125,11 +127,40 @@ def _catalog_table(
         add(target.id, symbols(target), target.target_time)
     add(FULL, "everything above, one split per target", catalog.full_time)
     if catalog.extensions:
-        gap = [""] if column else []
-        table.add_row(Text("follow-ups", style="dim"), *gap, Text("what interviewers ask next", style="dim"))
+        heading = Text("what interviewers ask next", style="dim")
+        if narrow:
+            table.add_row(Text("follow-ups", style="dim"))
+            below.append(heading)
+        else:
+            table.add_row(Text("follow-ups", style="dim"), *([""] if column else []), heading)
         for target in catalog.extensions:
             add(target.id, symbols(target), target.target_time)
-    return table
+    return RowsThenLines(table, below, indent=2) if narrow else table
+
+
+class RowsThenLines:
+    """A table whose every row fits on one line, each row followed by its own text (``below``, one per
+    row; None: nothing), indented and wrapped at spaces only: a word is never cut in two."""
+
+    def __init__(self, table: Table, below: Sequence[Text | None], indent: int) -> None:
+        self.table, self.below, self.indent = table, below, indent
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+
+        lines = console.render_lines(self.table, options, pad=False)
+        head = len(lines) - len(self.below)
+        rest = max(1, options.max_width - self.indent)
+        for i, line in enumerate(lines):
+            yield from line
+            yield Segment.line()
+            extra = self.below[i - head] if i >= head else None
+            if extra is not None:
+                for wrapped in extra.wrap(console, rest, overflow="fold"):
+                    wrapped.rstrip()
+                    yield Segment(" " * self.indent)
+                    yield from wrapped.render(console, end="")
+                    yield Segment.line()
 
 
 # ---------------------------------------------------------------------------- scoreboard

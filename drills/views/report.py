@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from drills.store.paths import display
@@ -31,28 +32,35 @@ LINE_CHARS = 200
 """How much of one printed line is shown."""
 
 
-def failure_view(failure: Failure) -> Text:
+def failure_view(failure: Failure) -> RenderableType:
     """One failure: the verdict's line, the user's lines it went through, the hint, the notes, and
-    the end of what the test printed."""
-    text = Text(failure.headline)
-    for where in failure.location:
-        text.append(f"\n  {where}", style="dim")
+    the end of what the test printed. Each line under the verdict's is indented, and keeps its indent
+    when it wraps in a narrow terminal."""
+
+    def under(text: RenderableType, indent: int = 2) -> Padding:
+        return Padding(text, (0, 0, 0, indent), expand=False)
+
+    parts: list[RenderableType] = [Text(failure.headline)]
+    parts += [under(Text(where, style="dim")) for where in failure.location]
     if failure.hint:
-        text.append("\n  hint: ", style="bold").append(failure.hint)
-    for note in failure.notes:
-        text.append(f"\n  note: {note}", style="yellow")
+        parts.append(under(Text.assemble(("hint: ", "bold"), failure.hint)))
+    parts += [under(Text(f"note: {note}", style="yellow")) for note in failure.notes]
     if failure.symbol is None and not failure.location and "\n" in failure.message:
-        text = Text(failure.message)  # a verdict of the grader's own (a stopped check): as it was written
+        parts = [Text(failure.message)]  # a verdict of the grader's own (a stopped check): as it was written
     printed, cut = failure.printed
     if printed or cut:
-        text.append("\n  your code printed:", style="dim")
-        for line in printed[:OUTPUT_LINES]:
-            text.append(f"\n  │ {line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + '…'}", style="dim")
+        parts.append(under(Text("your code printed:", style="dim")))
+        shown = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…" for line in printed[:OUTPUT_LINES]]
         more = max(0, len(printed) - OUTPUT_LINES) + cut
         if more:
-            said = f"... {more:,} more line{'s' if more != 1 else ''}" + (" (output was cut)" if cut else "")
-            text.append(f"\n  │ {said}", style="dim")
-    return text
+            shown.append(f"... {more:,} more line{'s' if more != 1 else ''}" + (" (output was cut)" if cut else ""))
+        for line in shown:  # a grid of its own per line: a line is not padded to the widest
+            row = Table.grid(padding=(0, 1, 0, 0))
+            row.add_column(no_wrap=True)
+            row.add_column()
+            row.add_row(Text("│", style="dim"), Text(line, style="dim"))
+            parts.append(under(row))
+    return Group(*parts)
 
 
 def failed_summary(tr: TargetResult) -> str:
@@ -141,12 +149,14 @@ def finish_view(
     extra: Sequence[RenderableType] = (),
     rung: str = "recall",
 ) -> RenderableType:
-    """An attempt that just passed: the report, the scoreboard, ``extra`` (the retyping feedback and the
-    ladder's move), its review card, what to compare, and what is due next (on ``rung``)."""
-    parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board), scoreboard(board)]
+    """An attempt that just passed: the report, ``extra`` (the retyping feedback and the ladder's move),
+    its review card, the scoreboard, what to compare, and what is due next (on ``rung``). The scoreboard
+    comes after the card, the longest part, so that it is still on a screen of 40 lines at the end."""
+    parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board)]
     parts.extend(extra)
     if card is not None:
         parts.append(review_card(card))
+    parts.append(scoreboard(board))
     target = checked.attempt.target
     compare = target if target != FULL else load_catalog().ids[0]
     parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
