@@ -72,3 +72,23 @@ def test_a_watch_started_paused_keeps_showing_the_verdict_the_history_holds(hist
         assert [s.state for s in later.targets] == ["failing"] and not fake_grading.calls[1:]
     finally:
         states.close()
+
+
+def test_a_grading_no_save_asked_for_is_not_said_to_follow_a_save(history, clock, workspace, fake_grading):
+    """The watch's first grading (and one on resume, or on r) follows no save: its footer says how
+    long it took, not "after the save"; a save's grading says it followed the save."""
+    from drills.views.report import watch_footer
+
+    session.start(history, "unbroadcast", workspace, clock)
+    states = watch_saves(history, clock)
+    try:
+        first = until(states, lambda s: s.graded, "the first grading")
+        said = watch_footer(first).plain
+        assert "after the save" not in said and "graded in" in said
+        file = first.attempt.file
+        time.sleep(0.2)  # the watcher is up
+        file.write_text(file.read_text() + "\n# saved\n")
+        saved = until(states, lambda s: s.graded, "the grading of the save")
+        assert "after the save" in watch_footer(saved).plain
+    finally:
+        states.close()

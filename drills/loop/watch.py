@@ -72,7 +72,11 @@ class WatchState:
     graded: bool = False
     """This state comes right after a grading."""
     graded_in: float | None = None
-    """Seconds from the save to the verdict, of the latest grading."""
+    """Seconds the latest grading took, from the moment it was asked for to the verdict."""
+    after_save: bool = False
+    """The latest grading was asked for by a save (the watcher saw it): ``graded_in`` is then the time
+    from the save to the verdict. The first grading of a watch, one on resume, on r or of a save the
+    watcher missed follow no save seen."""
     grading: bool = False
     """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
     message: str | None = None
@@ -136,6 +140,8 @@ class _Watch:
         self.busy = False
         """The latest grading asked for has no result yet."""
         self.asked_at = 0.0
+        self.asked_on_save = False
+        """The latest grading asked for was asked by a save the watcher saw."""
         self.graded_at: tuple[int, int] | None = None
         self.paused = attempt.paused
         """The clock was paused at the last look: once resumed, the file is graded."""
@@ -241,7 +247,7 @@ class _Watch:
             if kind == "key":
                 self._press(str(data))
             elif kind == "saved" and data == self.state.attempt.file and self._running():
-                self._grade()
+                self._grade(saved=True)
             elif kind == "graded" and not self._take(*data):
                 continue  # stale: nothing to show
             now = time.monotonic()
@@ -259,8 +265,9 @@ class _Watch:
         attempt = self.state.attempt
         return self.state.finished is None and attempt.in_progress and not attempt.paused
 
-    def _grade(self) -> None:
-        """Grade the file as it is now; a grading in flight is cancelled, its result dropped."""
+    def _grade(self, saved: bool = False) -> None:
+        """Grade the file as it is now; a grading in flight is cancelled, its result dropped.
+        ``saved``: a save the watcher saw asks for it."""
         file = self.state.attempt.file
         if not file.exists():
             self.state = replace(
@@ -271,6 +278,7 @@ class _Watch:
         self._cancel()
         self.asked += 1
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
+        self.asked_on_save = saved
         self.jobs.put((self.asked, self.state.attempt.id))
         self.state = replace(self.state, grading=True, message=None)
 
@@ -296,6 +304,7 @@ class _Watch:
             outcome,
             graded=True,
             graded_in=time.perf_counter() - self.asked_at,
+            after_save=self.asked_on_save,
             finished=passed,
             ended=passed if self.keys is None else None,
             keys=self.state.keys,
