@@ -142,6 +142,9 @@ class _Watch:
         self.asked_at = 0.0
         self.asked_on_save = False
         """The latest grading asked for was asked by a save the watcher saw."""
+        self.missing: float | None = None
+        """When a grading found the file gone (time.monotonic): a look LOOK later says so, if the
+        attempt is still in progress and the file still gone."""
         self.graded_at: tuple[int, int] | None = None
         self.paused = attempt.paused
         """The clock was paused at the last look: once resumed, the file is graded."""
@@ -270,12 +273,13 @@ class _Watch:
         ``saved``: a save the watcher saw asks for it."""
         file = self.state.attempt.file
         if not file.exists():
-            self.state = replace(
-                self.state,
-                message=f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore",
-            )
+            # said a LOOK later, unless the attempt has ended by then: drill abandon archives the file
+            # before it ends the attempt, and the watcher sees the file go first
+            if self.missing is None:
+                self.missing = time.monotonic()
             return
         self._cancel()
+        self.missing = None
         self.asked += 1
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
         self.asked_on_save = saved
@@ -328,9 +332,15 @@ class _Watch:
         # only the splits are the history's now
         targets = tuple(replace(s, split=attempt.splits.get(s.target)) for s in state.targets)
         self.state = state = replace(state, attempt=attempt, targets=targets)
-        if not attempt.in_progress:
+        if not attempt.in_progress:  # its file archived, perhaps: nothing is missing, nor to grade
+            self.missing = None
             how = f"ended elsewhere ({attempt.outcome})"
-            self.state = replace(state, finished=how, ended=how if self.keys is None else None)
+            self.state = replace(state, finished=how, ended=how if self.keys is None else None, message=None)
+        elif self.missing is not None and not attempt.file.exists():
+            if time.monotonic() - self.missing < LOOK:
+                return  # perhaps an abandon, half done: the next look tells
+            self.missing = None
+            self.state = replace(state, message=missing(attempt.file))
         elif not attempt.paused and (resumed or _stamp(attempt.file) not in (None, self.graded_at)):
             self._grade()  # resumed (in another terminal), or saved before the watcher started
 
@@ -380,6 +390,11 @@ class _Watch:
             self._cancel()
             attempt = session.pause(self.store, self.clock)
             self.state, self.paused = replace(self.state, attempt=attempt, message=None), True
+
+
+def missing(file: Path) -> str:
+    """What the watch says when the attempt's file is gone while the attempt runs."""
+    return f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore"
 
 
 PAUSED = "the clock is paused: p resumes it, and grades"
