@@ -1,6 +1,7 @@
 """Make the README's picture from a real drill: start, a failing save, a passing save, the scoreboard.
 
     python .github/make_scoreboard_svg.py        # writes .github/scoreboard.svg
+    python .github/make_scoreboard_svg.py OUT    # writes OUT (tests/test_cli.py runs it so)
 
 The grading is real (the grader runs on the files); only the clock is scripted, so the picture
 shows minutes rather than the seconds this script takes.
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def main() -> None:
+def main(target: Path = ROOT / ".github" / "scoreboard.svg") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DRILL_HOME"] = str(Path(tmp) / "home")
         os.environ["DRILL_WORKSPACE"] = str(Path(tmp) / "solutions")
@@ -40,14 +41,18 @@ def main() -> None:
             runner.invoke(cli.app, list(args), catch_exceptions=False)
             console.print()
 
-        run("start", "unbroadcast")
+        run("start", "unbroadcast", "--rung", "recall")  # from memory, against the catalog's 5:00
         path = Path(tmp) / "solutions" / "unbroadcast.py"
         reference = (ROOT / "reference" / "engine.py").read_text()
-        body = re.search(r"(    # Leading axes.*?return grad\.reshape\(shape\)\n)", reference, re.S)
+        body = re.search(
+            r"(    grad = np\.asarray\(grad, dtype=np\.float64\)\n    # Leading axes.*?return grad\.reshape\(shape\)\n)",
+            reference,
+            re.S,
+        )
         assert body is not None
         stub = path.read_text()
         todo = re.search(
-            r"    # TODO: write unbroadcast.*?\n    raise NotImplementedError\(\"unbroadcast\"\)\n", stub, re.S
+            r"    # TODO: \w+ unbroadcast.*?\n    raise NotImplementedError\(\"unbroadcast\"\)\n", stub, re.S
         )
         assert todo is not None
         buggy = body.group(1).replace("    while grad.ndim > len(shape):\n        grad = grad.sum(axis=0)\n", "")
@@ -57,8 +62,8 @@ def main() -> None:
         clock.advance(96)
         path.write_text(stub.replace(todo.group(0), body.group(1)))
         run("check")
-        console.save_svg(str(ROOT / ".github" / "scoreboard.svg"), title="autograd-drill")
+        console.save_svg(str(target), title="autograd-drill")
 
 
 if __name__ == "__main__":
-    main()
+    main(*(Path(arg).resolve() for arg in sys.argv[1:2]))

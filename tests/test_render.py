@@ -271,6 +271,24 @@ def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
     assert "That was the last hint" in last and "drill diff arith --peek" in last
 
 
+def test_hints_render_their_markup_in_drill_hint_the_watch_and_the_interview():
+    """The catalog's hints carry a little markdown (*emphasis*, `code`): every view that shows a hint
+    renders it, none prints the marks; a lone * (the product rule for *) and _names stay as written."""
+    from drills.views.interview import nudge_view
+
+    hints = load_catalog().get("unbroadcast").hints
+    assert "*sum*" in " ".join(hints) and "`shape`" in " ".join(hints)  # the markup this test is about
+    shown = Hints("unbroadcast", hints, 0, counted=True)
+    for view in (render.hints_view(shown), report.shown_view(shown), nudge_view(shown)):
+        said = text(view, width=400)
+        assert "*" not in said and "`" not in said, said
+    assert "the sum of" in text(render.hints_view(shown), width=400)
+    assert "has exactly shape, including" in text(nudge_view(shown), width=400)
+    styled = render.hint_text("the *sum* of `shape`: for *, x._prev and a_b_c")
+    assert styled.plain == "the sum of shape: for *, x._prev and a_b_c"
+    assert {str(span.style) for span in styled.spans} == {"italic", "bold"}
+
+
 def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
     comparison = Comparison(
         "arith", "mine.py", (("Tensor.__add__", None, "def __add__(self, other): ..."),), True, True

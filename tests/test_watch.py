@@ -72,3 +72,69 @@ def test_a_watch_started_paused_keeps_showing_the_verdict_the_history_holds(hist
         assert [s.state for s in later.targets] == ["failing"] and not fake_grading.calls[1:]
     finally:
         states.close()
+
+
+def test_a_grading_no_save_asked_for_is_not_said_to_follow_a_save(history, clock, workspace, fake_grading):
+    """The watch's first grading (and one on resume, or on r) follows no save: its footer says how
+    long it took, not "after the save"; a save's grading says it followed the save."""
+    from drills.views.report import watch_footer
+
+    session.start(history, "unbroadcast", workspace, clock)
+    states = watch_saves(history, clock)
+    try:
+        first = until(states, lambda s: s.graded, "the first grading")
+        said = watch_footer(first).plain
+        assert "after the save" not in said and "graded in" in said
+        file = first.attempt.file
+        time.sleep(0.2)  # the watcher is up
+        file.write_text(file.read_text() + "\n# saved\n")
+        saved = until(states, lambda s: s.graded, "the grading of the save")
+        assert "after the save" in watch_footer(saved).plain
+    finally:
+        states.close()
+
+
+@pytest.mark.parametrize("end", [session.abandon, session.give_up])
+def test_a_watch_says_the_attempt_ended_not_that_its_file_is_missing(
+    history, clock, workspace, fake_grading, end, monkeypatch
+):
+    """``drill abandon`` (or give-up) elsewhere archives the file: the watch says the attempt ended,
+    never that the file is missing nor that drill restore would help."""
+    session.start(history, "unbroadcast", workspace, clock)
+    states = watch_saves(history, clock)
+    try:
+        until(states, lambda s: s.graded, "the first grading")
+        time.sleep(0.2)  # the watcher is up
+        archive = session.archive_file
+
+        def slowly(path):  # drill abandon archives the file, then ends the attempt: the watcher sees the file go
+            archived = archive(path)
+            time.sleep(0.05)
+            return archived
+
+        monkeypatch.setattr(session, "archive_file", slowly)
+        elsewhere = History(history.path)
+        try:
+            end(elsewhere, clock)
+        finally:
+            elsewhere.close()
+        seen: list[WatchState] = []
+        last = until(states, lambda s: seen.append(s) or s.ended is not None, "the end of the watch")
+        messages = [s.message for s in seen if s.message]
+        assert not [m for m in messages if "missing" in m or "restore" in m], messages
+        assert last.finished is not None and last.finished.startswith("ended elsewhere")
+    finally:
+        states.close()
+
+
+def test_a_watch_says_the_file_is_missing_while_the_attempt_runs(history, clock, workspace, fake_grading):
+    session.start(history, "unbroadcast", workspace, clock)
+    states = watch_saves(history, clock)
+    try:
+        first = until(states, lambda s: s.graded, "the first grading")
+        time.sleep(0.2)  # the watcher is up
+        first.attempt.file.unlink()
+        said = until(states, lambda s: s.message is not None, "a word on the file gone")
+        assert "is missing" in str(said.message) and "drill restore" in str(said.message)
+    finally:
+        states.close()

@@ -72,7 +72,11 @@ class WatchState:
     graded: bool = False
     """This state comes right after a grading."""
     graded_in: float | None = None
-    """Seconds from the save to the verdict, of the latest grading."""
+    """Seconds the latest grading took, from the moment it was asked for to the verdict."""
+    after_save: bool = False
+    """The latest grading was asked for by a save (the watcher saw it): ``graded_in`` is then the time
+    from the save to the verdict. The first grading of a watch, one on resume, on r or of a save the
+    watcher missed follow no save seen."""
     grading: bool = False
     """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
     message: str | None = None
@@ -140,6 +144,11 @@ class _Watch:
         self.busy = False
         """The latest grading asked for has no result yet."""
         self.asked_at = 0.0
+        self.asked_on_save = False
+        """The latest grading asked for was asked by a save the watcher saw."""
+        self.missing: float | None = None
+        """When a grading found the file gone (time.monotonic): a look LOOK later says so, if the
+        attempt is still in progress and the file still gone."""
         self.graded_at: tuple[int, int] | None = None
         self.paused = attempt.paused
         """The clock was paused at the last look: once resumed, the file is graded."""
@@ -245,7 +254,7 @@ class _Watch:
             if kind == "key":
                 self._press(str(data))
             elif kind == "saved" and data == self.state.attempt.file and self._running():
-                self._grade()
+                self._grade(saved=True)
             elif kind == "graded" and not self._take(*data):
                 continue  # stale: nothing to show
             now = time.monotonic()
@@ -263,18 +272,21 @@ class _Watch:
         attempt = self.state.attempt
         return self.state.finished is None and attempt.in_progress and not attempt.paused
 
-    def _grade(self) -> None:
-        """Grade the file as it is now; a grading in flight is cancelled, its result dropped."""
+    def _grade(self, saved: bool = False) -> None:
+        """Grade the file as it is now; a grading in flight is cancelled, its result dropped.
+        ``saved``: a save the watcher saw asks for it."""
         file = self.state.attempt.file
         if not file.exists():
-            self.state = replace(
-                self.state,
-                message=f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore",
-            )
+            # said a LOOK later, unless the attempt has ended by then: drill abandon archives the file
+            # before it ends the attempt, and the watcher sees the file go first
+            if self.missing is None:
+                self.missing = time.monotonic()
             return
         self._cancel()
+        self.missing = None
         self.asked += 1
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
+        self.asked_on_save = saved
         self.jobs.put((self.asked, self.state.attempt.id))
         self.state = replace(self.state, grading=True, message=None)
 
@@ -300,6 +312,7 @@ class _Watch:
             outcome,
             graded=True,
             graded_in=time.perf_counter() - self.asked_at,
+            after_save=self.asked_on_save,
             finished=passed,
             ended=passed if self.keys is None else None,
             keys=self.state.keys,
@@ -323,9 +336,15 @@ class _Watch:
         # only the splits are the history's now
         targets = tuple(replace(s, split=attempt.splits.get(s.target)) for s in state.targets)
         self.state = state = replace(state, attempt=attempt, targets=targets)
-        if not attempt.in_progress:
+        if not attempt.in_progress:  # its file archived, perhaps: nothing is missing, nor to grade
+            self.missing = None
             how = f"ended elsewhere ({attempt.outcome})"
-            self.state = replace(state, finished=how, ended=how if self.keys is None else None)
+            self.state = replace(state, finished=how, ended=how if self.keys is None else None, message=None)
+        elif self.missing is not None and not attempt.file.exists():
+            if time.monotonic() - self.missing < LOOK:
+                return  # perhaps an abandon, half done: the next look tells
+            self.missing = None
+            self.state = replace(state, message=missing(attempt.file))
         elif not attempt.paused and (resumed or _stamp(attempt.file) not in (None, self.graded_at)):
             self._grade()  # resumed (in another terminal), or saved before the watcher started
 
@@ -377,6 +396,11 @@ class _Watch:
             self._cancel()
             attempt = session.pause(self.store, self.clock)
             self.state, self.paused = replace(self.state, attempt=attempt, message=None), True
+
+
+def missing(file: Path) -> str:
+    """What the watch says when the attempt's file is gone while the attempt runs."""
+    return f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore"
 
 
 PAUSED = "the clock is paused: p resumes it, and grades"

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills.interview.transcript import verdict
-from drills.views.render import counted, due_in, grid
+from drills.views.render import counted, due_in, grid, hint_text
 from grader.catalog import format_time
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def nudge_view(hints: Hints) -> RenderableType:
     """A hint asked for during an interview: the interviewer's nudge, noted in the transcript."""
     if not hints.shown:
         return interviewer(f"no more nudges for {hints.target}.")
-    line = interviewer(hints.shown[-1])
+    line = interviewer("").append_text(hint_text(hints.shown[-1]))
     note = f" (nudge {len(hints.shown)} for {hints.target}; {hints.remaining} more; noted in the transcript)"
     return Group(line, Text(note, style="dim"))
 

@@ -275,11 +275,28 @@ def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
     return table
 
 
+_MARKUP = re.compile(r"(?<![\w*`])(?:\*(?P<em>[^\s*](?:[^*]*[^\s*])?)\*|`(?P<code>[^`]+)`)(?![\w*`])")
+"""The markdown a hint may carry (grader/catalog.toml): *emphasis* and `code`; a lone * stays."""
+
+
+def hint_text(text: str, style: str = "") -> Text:
+    """A hint as the terminal shows it: its *emphasis* in italic, its `code` in bold, the marks gone
+    (in drill hint, the watch's h and the interview's nudges alike)."""
+    out = Text(style=style)
+    at = 0
+    for match in _MARKUP.finditer(text):
+        out.append(text[at : match.start()])
+        out.append(match["em"], style="italic") if match["em"] else out.append(match["code"], style="bold")
+        at = match.end()
+    out.append(text[at:])
+    return out
+
+
 def hints_view(h: Hints) -> RenderableType:
     lines: list[RenderableType] = []
     for i, text in enumerate(h.shown, 1):
         style = "bold" if i == len(h.shown) else "dim"
-        lines.append(Text(f" hint {i} ({h.target}): {text}", style=style))
+        lines.append(Text(f" hint {i} ({h.target}): ", style=style).append_text(hint_text(text, style)))
     if h.counted:
         if h.remaining:
             lines.append(

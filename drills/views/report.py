@@ -245,7 +245,13 @@ def watch_head(state: WatchState, now: float) -> Text:
 def watch_footer(state: WatchState) -> Text:
     """What the watch does now, and with keys, the keys."""
     attempt = state.attempt
-    graded = f"graded {state.graded_in:.2f} s after the save" if state.graded_in is not None else ""
+    graded = ""
+    if state.graded_in is not None:  # "after the save" only when a save asked for it (not r, a resume, the start)
+        graded = (
+            f"graded {state.graded_in:.2f} s after the save"
+            if state.after_save
+            else f"graded in {state.graded_in:.2f} s"
+        )
     if not state.keys:
         return Text(
             f" watching {display(attempt.file)} ({graded}{' · ' if graded else ''}Ctrl-C leaves the timer running)",
