@@ -16,6 +16,7 @@ from drills.store.history import Attempt
 from drills.store.progress import Streak
 from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
 from drills.store.schedule import Review, TargetCard
+from drills.views import card as card_view
 from drills.views import code, render, report
 from drills.views.reviews import ReviewCard
 from grader.catalog import format_time, load_catalog
@@ -301,7 +302,7 @@ def test_the_diff_puts_yours_beside_the_reference_and_says_what_is_missing():
 
 def test_a_review_card_keeps_its_formula_whole_at_60_columns():
     card = ReviewCard("arith", "grad_a = g @ swapaxes(b, -1, -2)", ("summing over the wrong axis",), ("why?",))
-    shown = text(render.review_card(card), width=60)
+    shown = text(card_view.review_card(card), width=60)
     assert "grad_a = g @ swapaxes(b, -1, -2)" in shown
     assert "Classic bugs" in shown and "summing over the wrong axis" in shown and "why?" in shown
 
@@ -319,9 +320,9 @@ def test_the_streak_line():
 
 def test_a_formula_line_wraps_under_its_second_column_and_keeps_labels_with_their_formulas():
     two_ops = "   relu   x̄ += (x > 0) z̄       sigmoid  x̄ += z (1 - z) z̄"
-    assert render.hanging(two_ops, 40) == ["   relu   x̄ += (x > 0) z̄", "   sigmoid  x̄ += z (1 - z) z̄"]
-    assert render.hanging(two_ops, 80) == [two_ops]
+    assert card_view.hanging(two_ops, 40) == ["   relu   x̄ += (x > 0) z̄", "   sigmoid  x̄ += z (1 - z) z̄"]
+    assert card_view.hanging(two_ops, 80) == [two_ops]
     labelled = "  softmax      s = exp(x - m) / sum exp(x - m) over the op's own axis"
-    first, *rest = render.hanging(labelled, 40)
+    first, *rest = card_view.hanging(labelled, 40)
     assert first.startswith("  softmax      s = exp") and rest and all(line.startswith(" " * 15) for line in rest)
-    assert " ".join(" ".join(render.hanging(labelled, 40)).split()) == " ".join(labelled.split())
+    assert " ".join(" ".join(card_view.hanging(labelled, 40)).split()) == " ".join(labelled.split())

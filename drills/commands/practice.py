@@ -72,7 +72,9 @@ def review(term: Terminal, target: str) -> None:
     if card is None:
         term.out.print(lines.no_card_line(target))
         return
-    term.out.print(render.review_card(card))
+    from drills.views.card import review_card
+
+    term.out.print(review_card(card))
     with history(term) as store:
         now = term.clock()
         told = standings(store, now)[target]

@@ -403,10 +403,8 @@ def missing(file: Path) -> str:
     return f"{display(file)} is missing: save it again, or bring back the version last graded with  drill restore"
 
 
-PAUSED = "the clock is paused: p resumes it, and grades"
-"""Why r grades nothing."""
-NO_PAUSE = "no pause in an interview: its clock runs, as a real interview's does"
-"""Why p pauses nothing in an interview (drills/commands/interview.py)."""
+PAUSED = "the clock is paused: p resumes it, and grades"  # why r grades nothing
+NO_PAUSE = "no pause in an interview: its clock runs, as a real interview's does"  # why p pauses nothing there
 
 
 def _last_passed(attempt: Attempt) -> str:

@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from drills.store.paths import display
-from drills.views.render import counted, delta, next_step, reason, review_card, scoreboard, t
+from drills.views.card import review_card
+from drills.views.render import counted, delta, next_step, reason, scoreboard, t
 from grader.catalog import FULL, format_time, load_catalog
 
 if TYPE_CHECKING:
