@@ -62,6 +62,16 @@ class Glue:
         out._backward = _backward
         return out
 
+    def expect_each_ran_once(self) -> None:
+        """Fail ``Tensor.backward`` unless every glue node's closure ran exactly once."""
+        runs = [n for n in self.calls.values() if n != 1]
+        if runs:
+            raise self.grading.fail(
+                "Tensor.backward",
+                f"{len(runs)} of {len(self.calls)} closures ran {max(runs)} times, not once",
+                "run each node's _backward exactly once, in reverse topological order",
+            )
+
     def add(self, a: Any, b: Any) -> Any:
         return self.node(a.data + b.data, (a, b), (lambda g: g, lambda g: g))
 
