@@ -35,7 +35,7 @@ def test_a_wall_clock_change_during_an_attempt_changes_nothing(history: History,
     write(started.path, [])
     checked = session.check(history, clock)
     assert checked.finished and checked.elapsed == 90 and checked.attempt.time == 90
-    assert personal_best(history, "unbroadcast") == 90
+    assert personal_best(history.attempts("unbroadcast")) == 90
     ended = checked.attempt
     assert ended.ended_at == max(clock.wall, ended.started_at + 90)  # the calendar: the wall clock
     assert ended.paused_total >= 0 and ended.ended_at - ended.started_at - ended.paused_total == 90  # as exported
@@ -93,7 +93,7 @@ def test_a_file_changed_across_a_reboot_is_assisted(history: History, clock: Moc
     checked = session.check(history, clock)
     assert checked.finished and checked.attempt.time == 0  # the clock of the last event: the start
     assert checked.attempt.assisted and checked.attempt.reason == CHANGED_ACROSS_REBOOT
-    assert personal_best(history, "unbroadcast") is None
+    assert personal_best(history.attempts("unbroadcast")) is None
 
 
 def test_a_paused_attempt_survives_a_reboot(history: History, clock: MockClock, workspace):
@@ -119,8 +119,8 @@ def test_editing_while_paused_earns_no_best_split_rung_or_rating(history: Histor
     assert resumed.assisted and resumed.reason == EDITED_WHILE_PAUSED
     checked = session.check(history, clock)
     assert checked.finished and checked.attempt.time == 3
-    assert personal_best(history, "unbroadcast", rung="cloze") is None
-    assert not scoreboard(history, checked.attempt).new_best
+    assert personal_best(history.attempts("unbroadcast"), "cloze") is None
+    assert not scoreboard(history.attempts("unbroadcast"), checked.attempt).new_best
     assert place("unbroadcast", history.attempts("unbroadcast")).rung == "cloze"  # no move up
     assert rate(checked.attempt, 300) == Rating.Hard  # as assisted: never Easy nor Good
 
@@ -135,7 +135,7 @@ def test_a_full_drill_edited_while_paused_sets_no_split_best(history: History, c
     session.resume(history, clock)
     checked = session.check(history, clock)
     assert checked.newly_passed == ("unbroadcast",)
-    board = scoreboard(history, history.get(checked.attempt.id))
+    board = scoreboard(history.attempts("full"), history.get(checked.attempt.id))
     assert all(not r.new_best for r in board.rows)
 
 
@@ -152,7 +152,7 @@ def test_pausing_and_resuming_without_an_edit_keeps_the_attempt_unassisted(
     write(started.path, [])
     checked = session.check(history, clock)
     assert checked.attempt.time == 60 and not checked.attempt.assisted
-    assert scoreboard(history, checked.attempt).new_best
+    assert scoreboard(history.attempts("unbroadcast"), checked.attempt).new_best
 
 
 def test_an_attempt_made_before_the_monotonic_clock_keeps_its_wall_time(history: History, clock: MockClock, workspace):

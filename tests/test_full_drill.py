@@ -143,7 +143,7 @@ def test_two_targets_on_one_save_share_a_segment_and_a_regression_has_its_line(c
 
     # the data
     attempt = latest()
-    board = records.scoreboard(store, attempt)
+    board = records.scoreboard(store.attempts("full"), attempt)
     assert board.total is not None and board.total.time == attempt.time == total
     assert [r.targets for r in board.rows] == [tuple(ts) for ts, _ in steps] + [(IDS[-1],)]
     assert [r.time for r in board.rows] == [spent for _, spent in steps] + [120]

@@ -64,3 +64,46 @@ def test_a_split_over_its_time_twice_moves_a_target_down_as_the_ladder_says(cloc
     assert listed.split()[1] == laddered.split()[1] == "cloze", (listed, laddered)
     assert "its cloze rung next" in said(drill("review", IDS[0]))
     assert "cloze" in said(drill("start", IDS[0]))
+
+
+def test_every_view_reads_the_history_once_through_standings(clock, workspace, store, fake_grading, monkeypatch):
+    """``list``, ``stats``, ``review``, ``ladder``, ``next`` and the scoreboard after a pass read each
+    target's story from one call of ``standings`` (one read of the history's attempts), never their own."""
+    from drills.loop import standing
+    from drills.store import records
+    from drills.store.history import History
+
+    full_drill(clock, workspace)
+    calls: list[str] = []
+    told: list[dict[str, standing.Standing]] = []
+    boards: list[tuple[object, ...]] = []
+    attempts, standings, scoreboard = History.attempts, standing.standings, records.scoreboard
+
+    def counted_attempts(self: History, target: str | None = None) -> list:
+        calls.append(f"attempts({target})")
+        return attempts(self, target)
+
+    def counted_standings(history: History, now: float) -> dict[str, standing.Standing]:
+        calls.append("standings")
+        told.append(standings(history, now))
+        return told[-1]
+
+    def spied_scoreboard(own, attempt, target_time=None):
+        boards.append(own)
+        return scoreboard(own, attempt, target_time)
+
+    monkeypatch.setattr(History, "attempts", counted_attempts)
+    monkeypatch.setattr(standing, "standings", counted_standings)
+    monkeypatch.setattr("drills.commands.practice.standings", counted_standings)
+    monkeypatch.setattr(records, "scoreboard", spied_scoreboard)
+    for argv in (["list"], ["stats"], ["review", IDS[1]], ["ladder"], ["next"]):
+        calls.clear()
+        drill(*argv)
+        assert calls == ["standings", "attempts(None)"], (argv, calls)
+    drill("start", IDS[0])
+    write(workspace / f"{IDS[0]}.py", [])
+    clock.advance(30)
+    calls.clear()
+    assert "passed at 0:30" in said(drill("check"))
+    assert calls.count("standings") == 1, calls  # the finish screen: its board, rungs and queue from one
+    assert boards and boards[-1] is told[-1][IDS[0]].own  # the board is drawn from the standing's attempts

@@ -6,10 +6,23 @@ from __future__ import annotations
 import pytest
 
 from drills.loop import session
+from drills.loop.standing import standing
 from drills.store import records
+from drills.store.history import Attempt, History
 from drills.views.render import SPARKS, delta, sparkline
 from drills.views.report import passed_line
 from tests.support import ALL_SYMBOLS, CATALOG, IDS, finish_attempt, give_up_attempt, minutes, run_full, write
+
+
+def board_of(history: History, attempt: Attempt) -> records.Scoreboard:
+    """An attempt's scoreboard as the finish screen reads it: from its drill's standing."""
+    return standing(history, attempt.target, attempt.ended_at or 0.0).scoreboard(attempt)
+
+
+def stats_of(history: History, drill_id: str) -> records.TargetStats:
+    """A drill's recall row as ``drill stats`` reads it: from its standing."""
+    return standing(history, drill_id, 0.0).stats()
+
 
 # ---------------------------------------------------------------------------- the full drill
 
@@ -46,7 +59,7 @@ def test_full_drill_records_splits_per_target_and_a_scoreboard_in_pass_order(his
     assert attempt.splits == dict(zip(spent, cumulative, strict=True))
     assert attempt.time == total
 
-    board = records.scoreboard(history, attempt)
+    board = board_of(history, attempt)
     assert [r.target for r in board.rows] == [*order, last]  # in pass order
     assert [r.time for r in board.rows] == list(spent.values())  # time spent on each, since the last split
     assert [r.target_time for r in board.rows] == [CATALOG.get(r.target).target_time for r in board.rows]
@@ -68,7 +81,7 @@ def test_full_drill_sum_of_best_takes_the_best_split_of_each_target(history, clo
     second = run_full(history, clock, workspace, list(second_times.items()))
     assert first.attempt.time == sum(first_times.values()) and second.attempt.time == sum(second_times.values())
 
-    board = records.scoreboard(history, second.attempt)
+    board = board_of(history, second.attempt)
     rows = {r.target: r for r in board.rows}
     assert {t: r.time for t, r in rows.items()} == second_times
     best = {t: min(first_times[t], second_times[t]) for t in IDS}
@@ -90,7 +103,7 @@ def test_targets_passing_in_one_grading_keep_the_catalog_order(history, clock, w
     assert list(checked.attempt.splits) == batch
     clock.advance(100)
     write(started.path, [])
-    board = records.scoreboard(history, session.check(history, clock).attempt)
+    board = board_of(history, session.check(history, clock).attempt)
     assert [r.targets for r in board.rows] == [tuple(batch), tuple(IDS[4:])]  # each batch: one segment
     assert [r.time for r in board.rows] == [600, 100]
     shared = board.rows[0]
@@ -141,7 +154,7 @@ def test_segments_of_one_save_are_one_and_the_regressions_are_the_rest(history, 
 
 def test_first_unassisted_pass_is_a_new_best_then_only_faster_ones(history, clock, workspace, fake_grading):
     first = finish_attempt(history, clock, workspace, "unbroadcast", 200)
-    board = records.scoreboard(history, first.attempt)
+    board = board_of(history, first.attempt)
     [row] = board.rows
     assert board.total is None and board.sum_of_best is None
     assert (row.target, row.target_time, row.time, row.best, row.attempts) == ("unbroadcast", 300, 200, 200, 1)
@@ -149,16 +162,16 @@ def test_first_unassisted_pass_is_a_new_best_then_only_faster_ones(history, cloc
     assert row.new_best and board.new_best
 
     slower = finish_attempt(history, clock, workspace, "unbroadcast", 320)
-    [row] = records.scoreboard(history, slower.attempt).rows
+    [row] = board_of(history, slower.attempt).rows
     assert row.time == 320 and row.delta == 20 and row.best == 200 and row.attempts == 2
     assert not row.new_best
 
     faster = finish_attempt(history, clock, workspace, "unbroadcast", 150)
-    [row] = records.scoreboard(history, faster.attempt).rows
+    [row] = board_of(history, faster.attempt).rows
     assert row.best == 150 and row.attempts == 3 and row.new_best
 
     # the board of an older attempt is still about that attempt
-    [row] = records.scoreboard(history, first.attempt).rows
+    [row] = board_of(history, first.attempt).rows
     assert row.time == 200 and row.new_best and row.best == 150
 
 
@@ -166,8 +179,8 @@ def test_personal_best_ignores_assisted_attempts(history, clock, workspace, fake
     finish_attempt(history, clock, workspace, "unbroadcast", 200)
     assisted = finish_attempt(history, clock, workspace, "unbroadcast", 30, hints=1)
     assert assisted.attempt.assisted
-    assert records.personal_best(history, "unbroadcast") == 200
-    [row] = records.scoreboard(history, assisted.attempt).rows
+    assert records.personal_best(history.attempts("unbroadcast")) == 200
+    [row] = board_of(history, assisted.attempt).rows
     assert row.assisted and not row.new_best
     assert row.time == 30 and row.best == 200
     assert session.start(history, "unbroadcast", workspace, clock).best == 200
@@ -175,8 +188,8 @@ def test_personal_best_ignores_assisted_attempts(history, clock, workspace, fake
 
 def test_only_assisted_passes_mean_no_personal_best(history, clock, workspace, fake_grading):
     checked = finish_attempt(history, clock, workspace, "unbroadcast", 30, hints=2)
-    assert records.personal_best(history, "unbroadcast") is None
-    [row] = records.scoreboard(history, checked.attempt).rows
+    assert records.personal_best(history.attempts("unbroadcast")) is None
+    [row] = board_of(history, checked.attempt).rows
     assert row.best is None and not row.new_best
 
 
@@ -185,7 +198,7 @@ def test_gave_up_counts_as_an_attempt_abandoned_does_not(history, clock, workspa
     session.start(history, "unbroadcast", workspace, clock)
     session.abandon(history, clock)
     checked = finish_attempt(history, clock, workspace, "unbroadcast", 250)
-    [row] = records.scoreboard(history, checked.attempt).rows
+    [row] = board_of(history, checked.attempt).rows
     assert row.attempts == 2 and row.new_best
 
 
@@ -200,7 +213,7 @@ def test_a_slower_full_run_does_not_claim_a_new_personal_best(history, clock, wo
     run_full(history, clock, workspace, [(t, 100) for t in IDS])  # 100 s a target
     clock.advance(86_400)
     slower = run_full(history, clock, workspace, [(IDS[0], 50), *((t, 200) for t in IDS[1:])])  # one split better
-    board = records.scoreboard(history, slower.attempt)
+    board = board_of(history, slower.attempt)
     assert board.total is not None and not board.total.new_best
     assert "new personal best" not in passed_line(slower, board).plain
 
@@ -217,7 +230,7 @@ def test_stats_median_of_last_five_share_under_target_and_trend(history, clock, 
     session.start(history, "unbroadcast", workspace, clock)
     session.abandon(history, clock)  # a reset, not an attempt
 
-    s = records.stats(history, "unbroadcast")
+    s = stats_of(history, "unbroadcast")
     assert s.target == "unbroadcast" and s.target_time == 300
     assert s.attempts == 7
     assert s.times == (400, 200, 350, 250, 300, 100)  # oldest first: the sparkline's input
@@ -232,7 +245,7 @@ def test_stats_median_of_last_five_share_under_target_and_trend(history, clock, 
 
 
 def test_stats_of_a_target_never_drilled(history):
-    s = records.stats(history, "arith")
+    s = stats_of(history, "arith")
     assert s.attempts == 0 and s.best is None and s.median_last_five is None
     assert s.times == () and s.share_under is None and s.last is None
     assert sparkline(s.times) == ""
@@ -241,7 +254,7 @@ def test_stats_of_a_target_never_drilled(history):
 def test_stats_best_ignores_assisted_passes(history, clock, workspace, fake_grading):
     finish_attempt(history, clock, workspace, "unbroadcast", 200)
     finish_attempt(history, clock, workspace, "unbroadcast", 50, hints=1)
-    s = records.stats(history, "unbroadcast")
+    s = stats_of(history, "unbroadcast")
     assert s.best == 200 and s.attempts == 2
 
 
@@ -250,7 +263,7 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
     clock.advance(1500)
     write(started.path, [])
     session.check(history, clock)
-    s = records.stats(history, "full")
+    s = stats_of(history, "full")
     assert s.target_time == CATALOG.full_time and s.attempts == 1 and s.best == 1500 and s.share_under == 1
 
 

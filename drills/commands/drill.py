@@ -37,16 +37,14 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     """An attempt that just passed: the scoreboard (of its rung), how you retyped the reference (after
     a copy or cloze pass), where it moved on the ladder, its review card, and what comes next."""
     from drills.loop.ladder import target_seconds
-    from drills.loop.standing import standings
-    from drills.store.records import scoreboard
-    from drills.store.schedule import choose
+    from drills.loop.standing import queue, standings
     from drills.views.ladder import moved_line
     from drills.views.reviews import review_for
 
     now, attempt = term.clock(), checked.attempt
-    board = scoreboard(store, attempt, target_seconds(attempt.target, attempt.rung))
-    chosen, card = choose(store, now), review_for(attempt.target)
-    told = standings(store, now)  # one story per target: the rungs below are those drill list shows
+    told = standings(store, now)  # one story per target: the board's best, the rungs and the queue below
+    board = told[attempt.target].scoreboard(attempt, target_seconds(attempt.target, attempt.rung))
+    chosen, card = queue(told)[0], review_for(attempt.target)
     rung = told[chosen.target].rung
     extra: list[Any] = []
     if attempt.rung != "recall":
@@ -152,12 +150,12 @@ def status(term: Terminal) -> None:
     with history(term) as store:
         attempt = store.active()
         if attempt is None:
-            from drills.loop.standing import standings
-            from drills.store.schedule import choose
+            from drills.loop.standing import queue, standings
 
             now = term.clock()
-            chosen = choose(store, now)
-            why = render.reason(chosen, now, standings(store, now)[chosen.target].rung)
+            told = standings(store, now)
+            chosen = queue(told)[0]
+            why = render.reason(chosen, now, told[chosen.target].rung)
             term.out.print(lines.no_attempt_view(chosen.target, why))
             return
         states = session.target_states(attempt, session.latest_result(store, attempt))

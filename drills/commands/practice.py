@@ -7,9 +7,7 @@ from rich.text import Text
 
 from drills.commands.common import Terminal, history
 from drills.loop.session import describe_active
-from drills.loop.standing import standings
-from drills.store import records
-from drills.store.schedule import queue
+from drills.loop.standing import queue, standings
 from drills.views import lines, render
 from grader.catalog import FULL, load_catalog
 
@@ -20,8 +18,8 @@ def overview(term: Terminal, title: bool = True) -> None:
         term.out.print(lines.title())
     with history(term) as store:
         now = term.clock()
-        cards = queue(store, now)  # spaced repetition: the first is the one to drill now
         told = standings(store, now)  # one story per target: rung, best, last, due
+        cards = queue(told)  # spaced repetition: the first is the one to drill now
         due = {t: render.due_in(s.due - now) for t, s in told.items()}
         rungs = {t: s.rung for t, s in told.items()}
         term.out.print(render.catalog_table(load_catalog(), {t: s.record for t, s in told.items()}, due, rungs))
@@ -43,9 +41,10 @@ def next_target(term: Terminal) -> None:
 
     with history(term) as store:
         now = term.clock()
-        cards = queue(store, now)
+        told = standings(store, now)
+        cards = queue(told)
         active = store.active()
-        rung = standings(store, now)[cards[0].target].rung
+        rung = told[cards[0].target].rung
         questions = due_questions(store.db, now)
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
@@ -59,8 +58,9 @@ def chosen_target(term: Terminal) -> str:
     """``drill next --start``: the target spaced repetition chooses, said before it starts."""
     with history(term) as store:
         now = term.clock()
-        chosen = queue(store, now)[0]
-        rung = standings(store, now)[chosen.target].rung
+        told = standings(store, now)
+        chosen = queue(told)[0]
+        rung = told[chosen.target].rung
     term.out.print(lines.chosen_line(chosen.target, render.reason(chosen, now, rung)))
     return chosen.target
 
@@ -91,13 +91,14 @@ def stats(term: Terminal, target: str | None) -> None:
 
     ids = [target] if target else list(load_catalog().drill_ids)
     with history(term) as store:
-        rows = []
-        for drill_id in ids:
-            for rung in ("copy", "cloze"):
-                if records.finished_attempts(store, drill_id, rung):
-                    rows.append(records.stats(store, drill_id, rung, target_seconds(drill_id, rung)))
-            rows.append(records.stats(store, drill_id))
-        term.out.print(render.stats_table(rows))
+        told = standings(store, term.clock())  # one story per target: its recall row is its standing's
+    rows = []
+    for drill_id in ids:
+        for rung in ("copy", "cloze"):
+            if told[drill_id].drilled_on(rung):
+                rows.append(told[drill_id].stats(rung, target_seconds(drill_id, rung)))
+        rows.append(told[drill_id].stats())
+    term.out.print(render.stats_table(rows))
 
 
 def chart(term: Terminal, target: str | None) -> None:

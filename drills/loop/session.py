@@ -96,7 +96,7 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
     except OSError as exc:
         raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
     attempt = history.start(target_id, path.resolve(), clock(), rung, file_sha256(path))
-    best = personal_best(history, target_id, rung=rung)
+    best = personal_best(history.attempts(target_id), rung)
     return Started(attempt, path, symbols, archived, best, timed.seconds, rung, timed.reasoning)
 
 

@@ -1,17 +1,18 @@
 """Where each target stands: its rung, best, last, attempts and due date, computed once from the
 history, so that every view (``drill list``, ``stats``, ``review``, ``ladder``, ``next``, the
-scoreboard's next step) tells the same story of it. A full drill's split of a core target counts the
-same everywhere: a recall pass for the ladder (drills/loop/ladder.py ``place``), a review for the
-schedule (drills/store/schedule.py ``card``), and a drill of the target (``splits``)."""
+scoreboard and its next step) tells the same story of it. A full drill's split of a core target
+counts the same everywhere: a recall pass for the ladder (drills/loop/ladder.py ``place``), a review
+for the schedule (drills/store/schedule.py ``card``), and a drill of the target (``splits``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from drills.loop.ladder import Place, place
-from drills.store.history import History
-from drills.store.records import DrillRecord, finished
-from drills.store.schedule import TargetCard, deck
+from drills.store import records
+from drills.store.history import Attempt, History
+from drills.store.records import DrillRecord, Scoreboard, TargetStats, finished
+from drills.store.schedule import TargetCard, deck, in_order
 from grader.catalog import FULL, format_time, load_catalog
 
 
@@ -30,6 +31,8 @@ class Standing:
     splits: int
     """The finished full drills in which it passed (a core target; 0 for the others)."""
     card: TargetCard
+    own: tuple[Attempt, ...] = ()
+    """Every attempt of its own, on every rung (for ``full``: its runs), as the history keeps them."""
 
     @property
     def rung(self) -> str:
@@ -49,28 +52,41 @@ class Standing:
         """As ``drill list`` draws it."""
         return DrillRecord(self.best, self.last, self.attempts)
 
+    def drilled_on(self, rung: str) -> bool:
+        """It has a finished attempt of its own on ``rung``."""
+        return bool(records.finished_on(self.own, rung))
+
+    def stats(self, rung: str = "recall", target_time: int | None = None) -> TargetStats:
+        """Its row of ``drill stats`` on ``rung`` (the recall row's best and attempts are this standing's)."""
+        return records.stats(self.own, self.target, rung, target_time)
+
+    def scoreboard(self, attempt: Attempt, target_time: int | None = None) -> Scoreboard:
+        """The board of one of its attempts that passed (on a recall row, its best is this standing's)."""
+        return records.scoreboard(self.own, attempt, target_time)
+
 
 def standings(history: History, now: float) -> dict[str, Standing]:
     """Every drill's standing, in catalog order, from one read of the history."""
     attempts = history.attempts()
     runs = [a for a in attempts if a.target == FULL]
     done_runs = finished(runs)
-    cards = {c.target: c for c in deck(history, now)}
+    cards = {c.target: c for c in deck(history, now, attempts)}
     core = set(load_catalog().ids)
     out = {}
     for drill_id in load_catalog().drill_ids:
         own = [a for a in attempts if a.target == drill_id]
-        recall = finished(a for a in own if a.rung == "recall")
+        recall = records.finished_on(own, "recall")
         last = "-" if not recall else "gave up" if recall[-1].time is None else format_time(recall[-1].time)
         splits = sum(1 for r in done_runs if drill_id in r.splits) if drill_id in core else 0
         out[drill_id] = Standing(
             drill_id,
             place(drill_id, [*own, *runs] if drill_id in core else own),
-            min((a.time for a in own if a.time is not None and a.rung == "recall" and not a.assisted), default=None),
+            records.personal_best(own, "recall"),
             last,
             len(recall),
             splits,
             cards[drill_id],
+            tuple(own),
         )
     return out
 
@@ -78,3 +94,8 @@ def standings(history: History, now: float) -> dict[str, Standing]:
 def standing(history: History, target: str, now: float) -> Standing:
     """One drill's standing."""
     return standings(history, now)[target]
+
+
+def queue(told: dict[str, Standing]) -> list[TargetCard]:
+    """The cards of these standings in the order to drill them (drills/store/schedule.py ``in_order``)."""
+    return in_order(s.card for s in told.values())

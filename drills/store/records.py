@@ -2,16 +2,17 @@
 (finished ones), what a personal best is (per rung of the learning ladder: a copy time is never
 compared with a recall time), how a full drill's splits become segments (shared by the targets
 passed on one save), the time lost to regressions and the sum of best, and what a scoreboard and a
-stats row hold. Functions over the history that return frozen data; drills/views draws it.
+stats row hold. Functions over a drill's attempts (as drills/loop/standing.py read them from the
+history, once per command) that return frozen data; drills/views draws it.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from drills.store.history import Attempt, History
+from drills.store.history import Attempt
 from grader.catalog import FULL, load_catalog
 
 FINISHED = ("passed", "gave-up")
@@ -24,16 +25,17 @@ def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
     return sorted(done, key=lambda a: (a.ended_at, a.id))
 
 
-def finished_attempts(history: History, drill_id: str, rung: str = "recall") -> list[Attempt]:
-    """A drill's attempts on ``rung`` that count, in the order they ended."""
-    return finished(a for a in history.attempts(drill_id) if a.rung == rung)
+def finished_on(own: Iterable[Attempt], rung: str = "recall") -> list[Attempt]:
+    """A drill's attempts (``own``: all of them) on ``rung`` that count, in the order they ended."""
+    return finished(a for a in own if a.rung == rung)
 
 
-def personal_best(history: History, drill_id: str, before: Attempt | None = None, rung: str = "recall") -> float | None:
-    """The best unassisted time on ``rung`` (an assisted attempt is not a record), optionally of the attempts before one."""
+def personal_best(own: Iterable[Attempt], rung: str = "recall", before: Attempt | None = None) -> float | None:
+    """The best unassisted time of a drill's attempts on ``rung`` (an assisted attempt is not a record),
+    optionally of the attempts before one."""
     times = [
         a.time
-        for a in history.attempts(drill_id)
+        for a in own
         if a.time is not None and a.rung == rung and not a.assisted and (before is None or a.id < before.id)
     ]
     return min(times, default=None)
@@ -194,15 +196,15 @@ class Scoreboard:
         return self.total.new_best if self.total is not None else any(r.new_best for r in self.rows)
 
 
-def _row(history: History, attempt: Attempt, count: int, target_time: int | None) -> ScoreRow:
+def _row(own: Sequence[Attempt], attempt: Attempt, count: int, target_time: int | None) -> ScoreRow:
     """The attempt's own line: its time against its target time and its personal best, on its rung."""
-    previous = personal_best(history, attempt.target, before=attempt, rung=attempt.rung)
+    previous = personal_best(own, attempt.rung, before=attempt)
     time = attempt.time
     return ScoreRow(
         attempt.target,
         load_catalog().target_time(attempt.target) if target_time is None else target_time,
         time,
-        personal_best(history, attempt.target, rung=attempt.rung),
+        personal_best(own, attempt.rung),
         count,
         attempt.assisted,
         time is not None and not attempt.assisted and (previous is None or time < previous),
@@ -210,17 +212,18 @@ def _row(history: History, attempt: Attempt, count: int, target_time: int | None
     )
 
 
-def scoreboard(history: History, attempt: Attempt, target_time: int | None = None) -> Scoreboard:
+def scoreboard(own: Sequence[Attempt], attempt: Attempt, target_time: int | None = None) -> Scoreboard:
     """The board shown when an attempt passes: one row, or for the full drill a row per segment
     (targets passed on one save share one), the time lost to regressions, and a total.
 
+        ``own``: every attempt of its drill (``Standing.own``; for the full drill, its runs).
         ``target_time``: of the attempt's rung (None: the catalog's, recall's); its times are compared
         with those of its rung only."""
-    count = len(finished_attempts(history, attempt.target, attempt.rung))
+    count = len(finished_on(own, attempt.rung))
     if attempt.target != FULL:
-        return Scoreboard(attempt, (_row(history, attempt, count, target_time),), None, None)
+        return Scoreboard(attempt, (_row(own, attempt, count, target_time),), None, None)
     catalog = load_catalog()
-    runs = history.attempts(FULL)
+    runs = own
     best, before = best_segments(runs), best_segments(runs, before=attempt)
     rows = tuple(
         ScoreRow(
@@ -236,7 +239,7 @@ def scoreboard(history: History, attempt: Attempt, target_time: int | None = Non
         )
         for segment in segments(attempt)
     )
-    total = _row(history, attempt, count, None)
+    total = _row(own, attempt, count, None)
     return Scoreboard(attempt, rows, total, sum_of_best(best), regressions(attempt))
 
 
@@ -257,9 +260,10 @@ class TargetStats:
     rung: str = "recall"
 
 
-def stats(history: History, drill_id: str, rung: str = "recall", target_time: int | None = None) -> TargetStats:
-    """A drill's stats on ``rung``, against ``target_time`` (that rung's; None: the catalog's, recall's)."""
-    done = finished_attempts(history, drill_id, rung)
+def stats(own: Sequence[Attempt], drill_id: str, rung: str = "recall", target_time: int | None = None) -> TargetStats:
+    """A drill's stats on ``rung`` from its attempts (``own``: ``Standing.own``), against ``target_time``
+    (that rung's; None: the catalog's, recall's)."""
+    done = finished_on(own, rung)
     times = tuple(a.time for a in done if a.time is not None)
     limit = load_catalog().target_time(drill_id) if target_time is None else target_time
     under = sum(1 for a in done if a.time is not None and a.time <= limit)
@@ -267,7 +271,7 @@ def stats(history: History, drill_id: str, rung: str = "recall", target_time: in
         target=drill_id,
         target_time=limit,
         attempts=len(done),
-        best=personal_best(history, drill_id, rung=rung),
+        best=personal_best(own, rung),
         median_last_five=statistics.median(times[-5:]) if times else None,
         times=times,
         share_under=under / len(done) if done else None,

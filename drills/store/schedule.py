@@ -21,7 +21,7 @@ The rating comes from the outcome and the time:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -157,11 +157,12 @@ def card(
     return TargetCard(target, order, target_time, due, tuple(review for review, _ in done), state.stability)
 
 
-def deck(history: History, now: float) -> tuple[TargetCard, ...]:
-    """Every card, in catalog order: the core targets, full, then the extensions."""
+def deck(history: History, now: float, attempts: Sequence[Attempt] | None = None) -> tuple[TargetCard, ...]:
+    """Every card, in catalog order: the core targets, full, then the extensions (from ``attempts``,
+    the history's, when they were read already)."""
     catalog = load_catalog()
     by_target: dict[str, list[Attempt]] = {}
-    for attempt in history.attempts():
+    for attempt in history.attempts() if attempts is None else attempts:
         by_target.setdefault(attempt.target, []).append(attempt)
     runs = by_target.get(FULL, [])
     return tuple(
@@ -171,10 +172,15 @@ def deck(history: History, now: float) -> tuple[TargetCard, ...]:
     )
 
 
-def queue(history: History, now: float) -> list[TargetCard]:
+def in_order(cards: Iterable[TargetCard]) -> list[TargetCard]:
     """The cards in the order to drill them: the most overdue first, then those on the learning ladder and
     those never drilled (due now, in catalog order), then the rest by due date."""
-    return sorted(deck(history, now), key=lambda c: (c.due, not c.learning, c.order))
+    return sorted(cards, key=lambda c: (c.due, not c.learning, c.order))
+
+
+def queue(history: History, now: float) -> list[TargetCard]:
+    """The cards in the order to drill them (``in_order``)."""
+    return in_order(deck(history, now))
 
 
 def choose(history: History, now: float) -> TargetCard:
