@@ -138,6 +138,22 @@ def test_diff_is_unified_with_marks_in_a_narrow_terminal(clock, workspace):
     assert any(line.startswith("      while grad.ndim > len(shape):") for line in lines)  # unchanged: no mark
 
 
+def test_the_diff_cuts_a_long_path_only_after_a_slash(clock, workspace, monkeypatch):
+    """The legend names your file on its own lines: a path wider than the terminal goes on after a ``/``,
+    every folder's name whole (none here is wider than a line)."""
+    deep = workspace.parent / "a-rather-long-folder-name-for-a-workspace" / "and-deeper-still" / "solutions"
+    monkeypatch.setenv("DRILL_WORKSPACE", str(deep))
+    given_up_with_a_bug(deep)
+    lines = drill("diff").output.splitlines()
+    assert lines[0].startswith("- yours: ") and widest("\n".join(lines)) <= 60
+    end = next(i for i, line in enumerate(lines) if line.startswith("+ the reference"))
+    drawn = [line.strip() for line in lines[:end]]
+    drawn[0] = drawn[0].removeprefix("- yours:").strip()
+    assert all(piece.endswith("/") for piece in drawn[:-1]) and "".join(drawn).endswith("/solutions/unbroadcast.py")
+    for name in ("a-rather-long-folder-name-for-a-workspace/", "and-deeper-still/"):
+        assert any(name in piece for piece in drawn), drawn
+
+
 def test_a_wrapped_line_of_the_diff_keeps_its_indent(clock, workspace):
     """A line too long for 60 columns goes on under its own indent, deeper, not at the left edge."""
     drill("start", "unbroadcast")

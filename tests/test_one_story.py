@@ -12,22 +12,25 @@ from tests.support import ALL_SYMBOLS, CATALOG, IDS, drill, said, write
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 
 
-def full_drill(clock, workspace) -> None:
-    """A full drill, scripted through the CLI: one target a minute, each within its target time."""
+def full_drill(clock, workspace) -> str:
+    """A full drill, scripted through the CLI: one target a minute, each within its target time; what
+    the last check said."""
     drill("start", "full")
     path, todo = workspace / "full.py", list(ALL_SYMBOLS)
     for target in IDS:
         clock.advance(60)
         todo = [s for s in todo if s not in CATALOG.get(target).symbols]
         write(path, todo)
-        drill("check", code=None)
+        last = drill("check", code=None)
     clock.advance(3600)
+    return said(last)
 
 
 def test_after_a_full_drill_list_stats_review_ladder_and_next_agree(clock, workspace, store, fake_grading):
     """Each core target passed from memory in the full drill, within its time: on recall in every view
     (not copy in list and ladder, never drilled in review), due the same day in list and review."""
-    full_drill(clock, workspace)
+    finished = full_drill(clock, workspace)
+    assert "Next: drill diff full " in finished  # all of it compared, not its first target
     listed = drill("list").output.splitlines()
     ladder = drill("ladder").output.splitlines()
     stats = drill("stats").output

@@ -10,6 +10,7 @@ import pytest
 from rich.cells import cell_len
 
 from drills.views import reviews
+from drills.views.render import hint_text
 from tests.support import CATALOG, REFERENCE, drill, said, use_consoles
 
 CARDS = reviews.load_reviews()
@@ -42,6 +43,22 @@ def test_cards_are_for_catalog_targets_only_and_fit_an_80_column_terminal():
             assert cell_len(line) <= 74, f"{card.target}: {line!r}"
 
 
+@pytest.mark.parametrize("target", sorted(CARDS))
+def test_a_card_draws_its_markdown_not_its_marks(target):
+    """A bullet's `code` is drawn bold and its *emphasis* italic, as the hints' are: no mark is typed out."""
+    from rich.console import Console
+
+    from drills.views.card import review_card
+
+    console = Console(width=100, record=True, force_terminal=True, color_system="standard")
+    console.print(review_card(CARDS[target]))
+    drawn = " ".join(console.export_text().split())
+    for item in (*CARDS[target].classic_bugs, *CARDS[target].interviewer_next):
+        plain = hint_text(item).plain
+        assert " ".join(plain.split())[:50] in drawn.replace(" │ ", " ").replace("│", ""), item
+        assert "`" not in plain, item  # every mark of the card is one hint_text draws
+
+
 def test_review_for_a_target_without_a_card():
     assert reviews.review_for("no-such-target") is None
 
@@ -58,7 +75,7 @@ def test_drill_review_shows_the_card_and_where_you_stand(clock):
     for line in card.formula.splitlines():
         assert line.strip() in result.output
     for item in (*card.classic_bugs, *card.interviewer_next):
-        assert " ".join(item.split())[:40] in text
+        assert " ".join(hint_text(item).plain.split())[:40] in text  # its marks drawn, not typed
     assert "Next: drill start unbroadcast yours: never drilled; due now" in text
     assert all(cell_len(line) <= 100 for line in result.output.splitlines())
 

@@ -1,5 +1,6 @@
 """A review card drawn: its key formula wrapped with hanging indents, its classic bugs and what an
-interviewer asks next (the card's text is drills/views/reviews.toml, loaded by reviews.py)."""
+interviewer asks next (the card's text is drills/views/reviews.toml, loaded by reviews.py); the
+bullets' markdown drawn as the hints' is (render.hint_text), the formula as it is written."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+
+from drills.views.render import hint_text
 
 if TYPE_CHECKING:
     from drills.views.reviews import ReviewCard
@@ -58,7 +61,7 @@ def review_card(card: ReviewCard) -> RenderableType:
         grid.add_column(no_wrap=True)
         grid.add_column()
         for item in items:
-            grid.add_row("•", Text(item))
+            grid.add_row("•", hint_text(item))  # its `code` in bold and *emphasis* in italic, the marks gone
         return Padding(grid, (0, 0, 0, 2))
 
     body = Group(

@@ -15,7 +15,7 @@ from rich.text import Text
 from drills.store.paths import display
 from drills.views.card import review_card
 from drills.views.render import counted, delta, next_step, reason, scoreboard, t
-from grader.catalog import FULL, format_time, load_catalog
+from grader.catalog import format_time
 
 if TYPE_CHECKING:
     from drills.loop.diff import Comparison
@@ -151,16 +151,16 @@ def finish_view(
     rung: str = "recall",
 ) -> RenderableType:
     """An attempt that just passed: the report, ``extra`` (the retyping feedback and the ladder's move),
-    its review card, the scoreboard, what to compare, and what is due next (on ``rung``). The scoreboard
+    its review card, the scoreboard, what to compare (after a full drill: all of it, ``drill diff full``), and what is due next (on ``rung``). The scoreboard
     comes after the card, the longest part, so that it is still on a screen of 40 lines at the end."""
     parts: list[RenderableType] = [grade_report(checked.result), passed_line(checked, board)]
     parts.extend(extra)
     if card is not None:
         parts.append(review_card(card))
     parts.append(scoreboard(board))
-    target = checked.attempt.target
-    compare = target if target != FULL else load_catalog().ids[0]
-    parts.append(next_step(f"drill diff {compare}", "compare with the reference;  drill stats  for your progress"))
+    parts.append(
+        next_step(f"drill diff {checked.attempt.target}", "compare with the reference;  drill stats  for your progress")
+    )
     parts.append(Text(f" Next due: {chosen.target} ({reason(chosen, now, rung)}); drill next --start", style="dim"))
     return Group(*parts)
 
