@@ -137,7 +137,11 @@ def drilled_code(source: str | None, target: str) -> str | None:
     found = symbol_sources(source)
     if not all(s in found for s in symbols):
         return source
-    return "\n".join(found[s] for s in symbols)
+    code = ""
+    for symbol in symbols:  # spaced as a formatter would: two blank lines before a top-level def
+        piece = found[symbol].strip("\n")
+        code += ("\n\n\n" if not piece.startswith((" ", "\t")) else "\n\n") * bool(code) + piece
+    return code + "\n"
 
 
 def _read(file: Path) -> str | None:
