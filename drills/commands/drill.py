@@ -7,7 +7,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from drills.commands.common import Terminal, history
+from drills.commands.common import Terminal, history, unrecorded_line
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
@@ -98,6 +98,9 @@ def check(term: Terminal, oracle: str) -> int:
             show_finish(term, store, checked)
         else:
             term.out.print(report.check_view(checked, term.clock()))
+    if checked.unrecorded is not None:  # shown, and kept to be recorded: exit 2, as a storage fault
+        term.err.print(unrecorded_line(checked.unrecorded))
+        return 2
     return 0 if checked.finished else 1
 
 
@@ -121,6 +124,9 @@ def watch(term: Terminal, oracle: str) -> int:
             else:
                 live.start()
             for state in watch_saves(store, term.clock, oracle=oracle, keys=keys):
+                unrecorded = state.checked.unrecorded if state.graded and state.checked is not None else None
+                if unrecorded is not None:
+                    term.err.print(unrecorded_line(unrecorded))
                 if live is None:
                     if state.graded:
                         out.print(report.watch_screen(state, term.clock()))
