@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from rich.console import Console
+from rich.text import Text
 
 from drills.loop.clock import Clock
 from drills.loop.session import DrillError
@@ -35,7 +36,6 @@ def history(term: Terminal) -> Iterator[History]:
     from drills.store.faults import HistoryError, fault
     from drills.store.history import open_history
     from drills.store.paths import history_path
-    from drills.views.lines import warning_line
 
     path = history_path()
     try:
@@ -48,6 +48,8 @@ def history(term: Terminal) -> Iterator[History]:
         if store.refusal is None:
             ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
         if warning:
+            from drills.views.lines import warning_line
+
             term.err.print(warning_line(warning))
         _record_waiting(term, store)
         yield store
@@ -65,7 +67,7 @@ def _record_waiting(term: Terminal, store: History) -> None:
 
     if store.refusal is not None or not pending.waiting(store.path):
         return
-    from drills.loop.session import record_waiting
+    from drills.loop.late import record_waiting
     from drills.store.faults import HistoryError, fault
     from drills.views.lines import warning_line
 
@@ -79,7 +81,7 @@ def _record_waiting(term: Terminal, store: History) -> None:
     term.err.print(warning_line(f"recorded {n} {noun} graded while the history could not be written"))
 
 
-def unrecorded_line(reason: str) -> object:
+def unrecorded_line(reason: str) -> Text:
     """A verdict shown but not in the history: why, and where it is kept."""
     from drills.views.lines import warning_line
 

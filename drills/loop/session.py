@@ -100,13 +100,16 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
         """Archive the file in the way and write the stub, once the history is free (and held)."""
         done["archived"] = archive_file(path) if path.exists() else None
         atomic_write(path, stub)
+        done["inode"] = str(path.stat().st_ino)
         done["sha256"] = sha256 = file_sha256(path)
         return sha256
 
+    now = clock()
     try:
-        attempt = history.start(target_id, path.resolve(), clock(), rung, write=write)
+        attempt = history.start(target_id, path.resolve(), now, rung, write=write)
     except BaseException as exc:
-        _unwrite(path, done)  # no attempt: the workspace as it was
+        if not _recorded(history, path, now):
+            _unwrite(path, done)  # no attempt: the workspace as it was
         if isinstance(exc, OSError):
             raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
         if isinstance(exc, HistoryError) and (active := history.active()) is not None:  # a racing start won
@@ -126,10 +129,23 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
     )
 
 
+def _recorded(history: History, path: Path, now: float) -> bool:
+    """The start at ``now`` is in the history after all (interrupted once committed)."""
+    try:
+        active = history.active()
+    except (sqlite3.Error, HistoryError):
+        return False
+    return active is not None and active.file == path.resolve() and active.started_at == float(now)
+
+
 def _unwrite(path: Path, done: dict[str, Path | str | None]) -> None:
-    """Undo what a start that was not recorded wrote: its stub goes (only if it is still the stub),
-    the file it archived comes back. A user's file is never deleted."""
-    if "sha256" in done and file_sha256(path) == done["sha256"]:
+    """Undo what a start that was not recorded wrote: its stub goes (only if it is still that very
+    file: a racing start's stub stays), the file it archived comes back. A user's file is never deleted."""
+    try:
+        ours = "sha256" in done and str(path.stat().st_ino) == done["inode"] and file_sha256(path) == done["sha256"]
+    except OSError:
+        ours = False
+    if ours:
         path.unlink()
     archived = done.get("archived")
     if isinstance(archived, Path) and archived.exists() and not path.exists():
@@ -247,28 +263,6 @@ def record(
         if result.passed:
             attempt = history.finish(attempt, "passed", when, elapsed=elapsed)
         return Checked(history.get(attempt.id), result, elapsed, newly)
-
-
-def record_waiting(history: History) -> int:
-    """Record the verdicts kept while the history could not be written (``pending``), oldest first, all
-    or none; how many. Raises sqlite3.Error or HistoryError when it still cannot be written."""
-    kept = pending.waiting(history.path)
-    if not kept:
-        return 0
-    with history.transaction():
-        for v in kept:
-            result = parse_result(str(v.get("result")))
-            if result is None:
-                continue
-            when, elapsed, source = float(v["graded_at"]), v.get("elapsed"), str(v.get("source", ""))
-            try:
-                attempt = history.get(int(v["attempt_id"]))
-            except (KeyError, TypeError, ValueError):  # not of this history: its source is kept all the same
-                history.add_submission(None, when, elapsed, source, str(v["result"]), result.passed)
-                continue
-            record(history, attempt, when, elapsed, source, str(v["result"]), result, tick=False)
-    pending.clear(history.path)
-    return len(kept)
 
 
 # ---------------------------------------------------------------------------- pause, give up, abandon, hints
