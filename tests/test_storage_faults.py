@@ -211,7 +211,7 @@ def test_a_newer_schema_is_read_and_never_written(healthy, clock):
     before = fingerprint(healthy)
     assert "unbroadcast (copy)" in said(drill("status"))
     assert "unbroadcast" in said(drill("list"))
-    for args in (["check"], ["abandon"], ["pause"], ["hint"]):
+    for args in (["check"], ["watch"], ["start", "backward"], ["abandon"], ["pause"], ["hint"]):
         one_line_error(
             drill(*args, code=2).output, "newer autograd-drill (schema 7, this one reads up to 1)", "upgrade"
         )

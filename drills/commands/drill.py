@@ -94,13 +94,14 @@ def check(term: Terminal, oracle: str) -> int:
     """Grade once; the exit status: 0 when the attempt passed."""
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle)
+        if checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
+            term.out.print(report.grade_report(checked.result))
+            term.err.print(unrecorded_line(checked.unrecorded))
+            return 2
         if checked.finished:
             show_finish(term, store, checked)
         else:
             term.out.print(report.check_view(checked, term.clock()))
-    if checked.unrecorded is not None:  # shown, and kept to be recorded: exit 2, as a storage fault
-        term.err.print(unrecorded_line(checked.unrecorded))
-        return 2
     return 0 if checked.finished else 1
 
 
@@ -115,6 +116,7 @@ def watch(term: Terminal, oracle: str) -> int:
     out = term.out
     with history(term) as store, keyboard() if out.is_terminal else nullcontext() as keys:
         attempt = session.require_active(store)
+        store.writable()  # a history this version does not write: said now, not at each save
         live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
         state: WatchState | None = None
         interrupted = False

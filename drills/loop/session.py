@@ -78,6 +78,7 @@ def archive_file(path: Path) -> Path:
 def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: str | None = "recall") -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
     target_id = load_catalog().resolve(target_id)
+    history.writable()
     rung = rung or current_rung(history, target_id)
     try:
         timed = rung_time(target_id, rung)
