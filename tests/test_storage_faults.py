@@ -250,3 +250,32 @@ def test_a_history_of_this_version_is_marked_so(healthy):
     with sqlite3.connect(healthy) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1
     db.close()
+
+
+def test_a_verdict_graded_on_a_full_disk_is_kept_elsewhere_then_recorded(tmpfs, clock, monkeypatch, passing_grader):
+    """A real full disk under the history (another terminal keeps it open, so `drill check` can open
+    it): the grading is shown, kept in the temporary folder (the disk takes no file either), and
+    recorded once there is room. Before: a traceback after the grading, the verdict lost."""
+    from drills.store import pending
+    from tests.support import REFERENCE_SOURCE
+
+    monkeypatch.setenv("DRILL_HOME", str(tmpfs / "home"))
+    drill("start", "unbroadcast")
+    Path(os.environ["DRILL_WORKSPACE"], "unbroadcast.py").write_text(REFERENCE_SOURCE)
+    path = history_path()
+    reader = sqlite3.connect(path)  # drill watch in another terminal, say
+    reader.execute("SELECT count(*) FROM attempts").fetchone()
+    filler = fill(tmpfs)
+    try:
+        result = drill("check", code=2)
+        assert "passed" in said(result) and "the disk is full" in said(result), result.output
+        assert "not in your history yet" in said(result) and str(pending.places(path)[1]) in said(result)
+        assert len(pending.waiting(path)) == 1 and set_aside(path) == []
+    finally:
+        filler.unlink()
+        reader.close()
+    assert "recorded 1 verdict" in said(drill("status"))
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT outcome FROM attempts").fetchall() == [("passed",)]
+    db.close()
+    assert pending.waiting(path) == []
