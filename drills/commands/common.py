@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from rich.console import Console
+from rich.text import Text
 
 from drills.loop.clock import Clock
 from drills.loop.session import DrillError
@@ -27,27 +28,61 @@ class Terminal:
 
 @contextmanager
 def history(term: Terminal) -> Iterator[History]:
-    """The user's history, opened for one command; a corrupt file is set aside with a warning."""
-    from drills.store.history import HistoryError, open_history
+    """The user's history, opened for one command; a damaged file is set aside with a warning naming
+    where it went. Any other fault of the history (a full disk, a read-only folder, a lock, a newer
+    schema), on opening or during the command, is a one-line error naming its cause and the path
+    (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
+    from drills.interview.store import ensure_tables
+    from drills.store.faults import HistoryError, fault
+    from drills.store.history import open_history
     from drills.store.paths import history_path
 
     path = history_path()
     try:
         store, warning = open_history(path)
-    except (OSError, HistoryError) as exc:
-        raise DrillError(f"cannot open the history at {path}: {exc}") from None
-    from drills.interview.store import ensure_tables
-
+    except HistoryError as exc:
+        raise DrillError(str(exc)) from None
+    except OSError as exc:
+        raise DrillError(f"cannot open the history at {path}: {exc.strerror or exc}") from None
     try:
-        ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
-    except sqlite3.Error as exc:
-        store.close()
-        raise DrillError(f"cannot open the history at {path}: {exc}") from None
-    if warning:
-        from drills.views.lines import warning_line
+        if store.refusal is None:
+            ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
+        if warning:
+            from drills.views.lines import warning_line
 
-        term.err.print(warning_line(warning))
-    try:
+            term.err.print(warning_line(warning))
+        _record_waiting(term, store)
         yield store
+    except sqlite3.Error as exc:
+        raise DrillError(str(fault(exc, path, store.refusal))) from None
+    except HistoryError as exc:
+        raise DrillError(str(exc)) from None
     finally:
         store.close()
+
+
+def _record_waiting(term: Terminal, store: History) -> None:
+    """Record the verdicts kept while the history could not be written; said either way."""
+    from drills.store import pending
+
+    if store.refusal is not None or not pending.waiting(store.path):
+        return
+    from drills.loop.late import record_waiting
+    from drills.store.faults import HistoryError, fault
+    from drills.views.lines import warning_line
+
+    try:
+        n = record_waiting(store)
+    except (sqlite3.Error, HistoryError) as exc:
+        why = fault(exc, store.path) if isinstance(exc, sqlite3.Error) else exc
+        term.err.print(warning_line(f"verdicts graded earlier still wait to be recorded: {why}"))
+        return
+    noun = "verdict" if n == 1 else "verdicts"
+    term.err.print(warning_line(f"recorded {n} {noun} graded while the history could not be written"))
+
+
+def unrecorded_line(reason: str) -> Text:
+    """A verdict shown but not in the history: why, and where it is kept."""
+    from drills.views.lines import warning_line
+
+    return warning_line(f"this verdict is not in your history yet: {reason}")

@@ -7,7 +7,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from drills.commands.common import Terminal, history
+from drills.commands.common import Terminal, history, unrecorded_line
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
@@ -92,6 +92,10 @@ def check(term: Terminal, oracle: str) -> int:
     """Grade once; the exit status: 0 when the attempt passed."""
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle)
+        if checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
+            term.out.print(report.grade_report(checked.result))
+            term.err.print(unrecorded_line(checked.unrecorded))
+            return 2
         if checked.finished:
             show_finish(term, store, checked)
         else:
@@ -110,6 +114,7 @@ def watch(term: Terminal, oracle: str) -> int:
     out = term.out
     with history(term) as store, keyboard() if out.is_terminal else nullcontext() as keys:
         attempt = session.require_active(store)
+        store.writable()  # a history this version does not write: said now, not at each save
         live = Live(console=out, auto_refresh=False, transient=False) if out.is_terminal else None
         state: WatchState | None = None
         interrupted = False
@@ -119,6 +124,9 @@ def watch(term: Terminal, oracle: str) -> int:
             else:
                 live.start()
             for state in watch_saves(store, term.clock, oracle=oracle, keys=keys):
+                unrecorded = state.checked.unrecorded if state.graded and state.checked is not None else None
+                if unrecorded is not None:
+                    term.err.print(unrecorded_line(unrecorded))
                 if live is None:
                     if state.graded:
                         out.print(report.watch_screen(state, term.clock()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,9 @@ from drills.loop.clock import Clock
 from drills.loop.incremental import merge, reused_verdicts
 from drills.loop.ladder import current_rung, rung_time
 from drills.loop.stubs import stub_for
+from drills.store import pending
 from drills.store.attempt import file_sha256
+from drills.store.faults import HistoryError, fault
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
@@ -75,6 +78,7 @@ def archive_file(path: Path) -> Path:
 def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: str | None = "recall") -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
     target_id = load_catalog().resolve(target_id)
+    history.writable()
     rung = rung or current_rung(history, target_id)
     try:
         timed = rung_time(target_id, rung)
@@ -90,14 +94,67 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
     symbols = tuple(s for t in targets for s in t.symbols)
     label = "the full drill (every target)" if target_id == FULL else f"target {target_id}"
     path = workspace / f"{target_id}.py"
+    stub = stub_for(symbols, label, drills=[t.id for t in targets], rung=rung)
+    done: dict[str, Path | str | None] = {}
+
+    def write() -> str | None:
+        """Archive the file in the way and write the stub, once the history is free (and held)."""
+        done["archived"] = archive_file(path) if path.exists() else None
+        atomic_write(path, stub)
+        done["inode"] = str(path.stat().st_ino)
+        done["sha256"] = sha256 = file_sha256(path)
+        return sha256
+
+    now = clock()
     try:
-        archived = archive_file(path) if path.exists() else None
-        atomic_write(path, stub_for(symbols, label, drills=[t.id for t in targets], rung=rung))
-    except OSError as exc:
-        raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
-    attempt = history.start(target_id, path.resolve(), clock(), rung, file_sha256(path))
+        attempt = history.start(target_id, path.resolve(), now, rung, write=write)
+    except BaseException as exc:
+        if not _recorded(history, path, now):
+            _unwrite(path, done)  # no attempt: the workspace as it was
+        if isinstance(exc, OSError):
+            raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
+        if isinstance(exc, HistoryError) and (active := history.active()) is not None:  # a racing start won
+            raise DrillError(f"{describe_active(active, clock())}: it was started meanwhile") from None
+        raise
     best = personal_best(history.attempts(target_id), rung)
-    return Started(attempt, path, symbols, archived, best, timed.seconds, rung, timed.reasoning)
+    archived = done.get("archived")
+    return Started(
+        attempt,
+        path,
+        symbols,
+        archived if isinstance(archived, Path) else None,
+        best,
+        timed.seconds,
+        rung,
+        timed.reasoning,
+    )
+
+
+def _recorded(history: History, path: Path, now: float) -> bool:
+    """The start at ``now`` is in the history after all (interrupted once committed)."""
+    try:
+        active = history.active()
+    except (sqlite3.Error, HistoryError):
+        return False
+    return active is not None and active.file == path.resolve() and active.started_at == float(now)
+
+
+def _unwrite(path: Path, done: dict[str, Path | str | None]) -> None:
+    """Undo what a start that was not recorded wrote: its stub goes (only if it is still that very
+    file: a racing start's stub stays), the file it archived comes back. A user's file is never deleted."""
+    try:
+        ours = "sha256" in done and str(path.stat().st_ino) == done["inode"] and file_sha256(path) == done["sha256"]
+    except OSError:
+        ours = False
+    if ours:
+        path.unlink()
+    archived = done.get("archived")
+    if isinstance(archived, Path) and archived.exists() and not path.exists():
+        archived.replace(path)
+        try:
+            archived.parent.rmdir()  # the .archive/ folder, if this start made it
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------- check
@@ -112,6 +169,9 @@ class Checked:
     """The clock when the file was read: the time the grading took is not the user's."""
     newly_passed: tuple[str, ...]
     """The targets this check passed for the first time (each now has its split)."""
+    unrecorded: str | None = None
+    """Why this verdict is not in the history (a storage fault), and where it is kept to be recorded
+    by the next command that can write; None: it is recorded."""
 
     @property
     def finished(self) -> bool:
@@ -133,6 +193,7 @@ def check(
     file is graded again first.
     """
     attempt = attempt or require_active(history)
+    history.writable()  # a history this version does not write: said before grading
     if attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is paused: run  drill resume  to grade again")
     if not attempt.file.exists():
@@ -162,17 +223,47 @@ def check(
     result = merge(grade([t for t in targets if t.id not in reused]), reused, targets)
     if result.passed and reused:  # the end is never declared on reused verdicts
         result = grade(targets)
-    history.add_submission(attempt, when, elapsed, source, json.dumps(result.to_json()), result.passed)
-    raw = source.encode("utf-8", "surrogateescape")
-    attempt = history.tick(attempt, when, hashlib.sha256(raw).hexdigest())  # a reboot comes back to this clock
-    if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
-        return Checked(attempt, result, elapsed, ())
-    newly = tuple(t.target for t in result.targets if t.passed and t.target not in attempt.splits)
-    for target in newly:
-        history.add_split(attempt, target, elapsed)
-    if result.passed:
-        attempt = history.finish(attempt, "passed", when, elapsed=elapsed)
-    return Checked(history.get(attempt.id), result, elapsed, newly)
+    verdict = json.dumps(result.to_json())
+    try:
+        return record(history, attempt, when, elapsed, source, verdict, result)
+    except (sqlite3.Error, HistoryError) as exc:
+        reason = str(fault(exc, history.path, history.refusal) if isinstance(exc, sqlite3.Error) else exc)
+        kept = {"attempt_id": attempt.id, "graded_at": float(when), "elapsed": elapsed, "source": source}
+        try:
+            place = pending.keep(history.path, kept | {"result": verdict})
+            where = f"it is kept in {place} and recorded by the next drill command that can write"
+        except OSError as err:
+            where = f"and it could not be kept either ({err.strerror or err})"
+        return Checked(attempt, result, elapsed, (), f"{reason}; {where}")
+
+
+def record(
+    history: History,
+    attempt: Attempt,
+    when: float,
+    elapsed: float,
+    source: str,
+    verdict: str,
+    result: GradeResult,
+    tick: bool = True,
+) -> Checked:
+    """Record a grading of ``attempt`` at ``when``: its source, the clock event, the splits, the end
+    when it passed; all of it or nothing. ``tick``: a clock event (not for a verdict recorded late)."""
+    with history.transaction():
+        history.add_submission(attempt, when, elapsed, source, verdict, result.passed)
+        if tick:  # a reboot comes back to this clock
+            sha256 = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()
+            attempt = history.tick(attempt, when, sha256)
+        else:
+            attempt = history.get(attempt.id)
+        if not attempt.in_progress:  # ended in another terminal while we graded: its ending stands
+            return Checked(attempt, result, elapsed, ())
+        newly = tuple(t.target for t in result.targets if t.passed and t.target not in attempt.splits)
+        for target in newly:
+            history.add_split(attempt, target, elapsed)
+        if result.passed:
+            attempt = history.finish(attempt, "passed", when, elapsed=elapsed)
+        return Checked(history.get(attempt.id), result, elapsed, newly)
 
 
 # ---------------------------------------------------------------------------- pause, give up, abandon, hints
@@ -197,9 +288,23 @@ def give_up(history: History, clock: Clock) -> Attempt:
 
 
 def abandon(history: History, clock: Clock) -> Attempt:
+    """End the attempt, its file archived; a file that cannot be archived (a read-only workspace) or an
+    end that cannot be recorded leaves both as they were."""
     attempt = require_active(history)
-    archived = archive_file(attempt.file) if attempt.file.exists() else None
-    return history.finish(attempt, "abandoned", clock(), archive=str(archived) if archived else None)
+    history.writable()
+    try:
+        archived = archive_file(attempt.file) if attempt.file.exists() else None
+    except OSError as exc:
+        raise DrillError(
+            f"cannot archive {display(attempt.file)} into {display(attempt.file.parent / '.archive')}: "
+            f"{exc.strerror or exc}; the attempt goes on"
+        ) from None
+    try:
+        return history.finish(attempt, "abandoned", clock(), archive=str(archived) if archived else None)
+    except BaseException:
+        if archived is not None and not attempt.file.exists():
+            archived.replace(attempt.file)  # not abandoned: the file back where it was
+        raise
 
 
 @dataclass(frozen=True)

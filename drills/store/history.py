@@ -10,74 +10,16 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from drills.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED, Attempt, mark
+from drills.store.faults import HistoryCorrupt, HistoryError, busy_timeout, fault, os_fault
+from drills.store.schema import COLUMNS, RUNGS, SCHEMA, inspect, migrate
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS attempts (
-    id INTEGER PRIMARY KEY,
-    target TEXT NOT NULL,                  -- a target id, or 'full'
-    file TEXT NOT NULL,                    -- the solution file
-    started_at REAL NOT NULL,              -- epoch seconds
-    paused_at REAL,                        -- set while paused
-    paused_total REAL NOT NULL DEFAULT 0,  -- seconds spent paused, before paused_at
-    ended_at REAL,
-    outcome TEXT,                          -- NULL while in progress; passed | gave-up | abandoned
-    assisted INTEGER NOT NULL DEFAULT 0,   -- hints or a peek at the reference
-    archive TEXT,                          -- where the file went when the attempt was abandoned
-    rung TEXT NOT NULL DEFAULT 'recall',   -- copy | cloze | recall (the learning ladder); full: recall
-    reason TEXT,                           -- why it is assisted besides hints and peeks: edited while paused...
-    clock_banked REAL,                     -- seconds on the clock at the last clock event (NULL: made before)
-    clock_boot TEXT,                       -- while running: the boot of that event
-    clock_mono REAL,                       --   its monotonic reading
-    clock_wall REAL,                       --   its wall clock (for a caller without a monotonic reading)
-    clock_sha256 TEXT                      -- the file's sha256 at that event (at the pause, when paused)
-);
-CREATE TABLE IF NOT EXISTS splits (
-    attempt_id INTEGER NOT NULL REFERENCES attempts(id),
-    target TEXT NOT NULL,
-    elapsed REAL NOT NULL,                 -- clock time at which the target first passed
-    PRIMARY KEY (attempt_id, target)
-);
-CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY,
-    attempt_id INTEGER REFERENCES attempts(id),
-    graded_at REAL NOT NULL,
-    elapsed REAL,
-    sha256 TEXT NOT NULL,
-    source BLOB NOT NULL,                  -- the file as graded, byte for byte
-    result TEXT NOT NULL,                  -- drill grade --json, with failure messages
-    passed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS hints (
-    attempt_id INTEGER REFERENCES attempts(id),
-    target TEXT NOT NULL,
-    shown INTEGER NOT NULL,
-    PRIMARY KEY (attempt_id, target)
-);
-CREATE INDEX IF NOT EXISTS attempts_by_target ON attempts(target, started_at);
-CREATE INDEX IF NOT EXISTS submissions_by_attempt ON submissions(attempt_id, graded_at);
-"""
-
-
-RUNGS = ("copy", "cloze", "recall")
-"""The learning ladder of a target, bottom up: retype the reference in view, fill in its key lines, write
-it from memory (the drill as it always was). The full drill is recall only."""
-RUNG_COLUMN = "ALTER TABLE attempts ADD COLUMN rung TEXT NOT NULL DEFAULT 'recall'"
-"""A history made before the learning ladder gets the column: its attempts read as recall, the drill
-as it was."""
-ADDED = "reason TEXT, clock_banked REAL, clock_boot TEXT, clock_mono REAL, clock_wall REAL, clock_sha256 TEXT"
-COLUMNS = {"rung": RUNG_COLUMN} | {c.split()[0]: f"ALTER TABLE attempts ADD COLUMN {c}" for c in ADDED.split(", ")}
-"""What a history made by an older version lacks, added when it is opened. Its attempts keep the
-wall-clock timing they were made with (``clock_banked`` NULL) until their next clock event."""
-
-
-class HistoryError(RuntimeError):
-    """The history cannot be used (for instance it is not a database)."""
+__all__ = ["COLUMNS", "RUNGS", "SCHEMA", "Attempt", "History", "HistoryCorrupt", "HistoryError", "open_history"]
 
 
 @dataclass(frozen=True)
@@ -104,37 +46,53 @@ def _submission(r: sqlite3.Row) -> Submission:
 
 class History:
     def __init__(self, path: Path) -> None:
+        """Open the history at ``path`` (made if missing); a HistoryError in one line when it cannot be
+        (a HistoryCorrupt when it is damaged). A history written by a newer version is opened to be
+        read: ``refusal`` says why it is not written."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.refusal: str | None = None
         try:
-            self.db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
-            self.db.execute("PRAGMA busy_timeout = 10000")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.executescript(SCHEMA)
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(f"{path} is not a usable history database ({exc})") from exc
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise os_fault(exc, path) from None
+        wait = busy_timeout()
+        try:
+            self.db = sqlite3.connect(path, timeout=wait, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise fault(exc, path) from None
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            self.refusal = inspect(self.db, path)
+            if self.refusal is None:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                migrate(self.db)
+            else:
+                self.db.execute("PRAGMA query_only = ON")  # not one byte of a newer version's history changes
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise fault(exc, path) from None
+        except HistoryError:
+            self.db.close()
+            raise
         self.db.row_factory = sqlite3.Row
 
-    def _migrate(self) -> None:
-        """Add what a history made by an older version lacks (two commands opening it at once: the
-        second finds the column there)."""
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(attempts)")}
-        for name, statement in COLUMNS.items():
-            if name in have:
-                continue
-            try:
-                self.db.execute(statement)
-            except sqlite3.OperationalError as exc:
-                if "duplicate column" not in str(exc):
-                    raise
+    def writable(self) -> None:
+        """Raise HistoryError when this version does not write this history (a newer schema)."""
+        if self.refusal is not None:
+            raise HistoryError(self.refusal)
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All or nothing, holding the write lock from the start; inside another transaction, a part
+        of it (what fails rolls back the whole)."""
+        self.writable()
+        if self.db.in_transaction:
+            yield self.db
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
@@ -174,6 +132,8 @@ class History:
         )
 
     def get(self, attempt_id: int) -> Attempt:
+        if not -(2**63) <= attempt_id < 2**63:  # no such id (SQLite's integers are 64-bit)
+            raise KeyError(attempt_id)
         row = self.db.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
         if row is None:
             raise KeyError(attempt_id)
@@ -193,11 +153,23 @@ class History:
             ).fetchall()
         return [self._attempt(r) for r in rows]
 
-    def start(self, target: str, file: Path, now: float, rung: str = "recall", sha256: str | None = None) -> Attempt:
-        """A new attempt, its clock at 0 from ``now``; ``sha256``: of the file it starts with."""
+    def start(
+        self,
+        target: str,
+        file: Path,
+        now: float,
+        rung: str = "recall",
+        sha256: str | None = None,
+        write: Callable[[], str | None] | None = None,
+    ) -> Attempt:
+        """A new attempt, its clock at 0 from ``now``; ``sha256``: of the file it starts with.
+        ``write``: called once the history is known to be free, holding its write lock (a racing start
+        waits, then finds this attempt), to write the file; it returns the file's sha256."""
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM attempts WHERE outcome IS NULL").fetchone():
                 raise HistoryError("an attempt is already in progress")
+            if write is not None:
+                sha256 = write()
             cursor = db.execute(
                 "INSERT INTO attempts (target, file, started_at, rung, clock_banked, clock_boot, clock_mono, "
                 "clock_wall, clock_sha256) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
@@ -295,6 +267,7 @@ class History:
         return self.get(attempt.id)
 
     def mark_assisted(self, attempt: Attempt, reason: str | None = None) -> None:
+        self.writable()
         if reason is None:
             self.db.execute("UPDATE attempts SET assisted = 1 WHERE id = ?", (attempt.id,))
         else:
@@ -302,6 +275,7 @@ class History:
                 self._reason(db, self.get(attempt.id), reason)
 
     def add_split(self, attempt: Attempt, target: str, elapsed: float) -> None:
+        self.writable()
         self.db.execute(
             "INSERT OR IGNORE INTO splits (attempt_id, target, elapsed) VALUES (?, ?, ?)", (attempt.id, target, elapsed)
         )
@@ -311,6 +285,7 @@ class History:
     def add_submission(
         self, attempt: Attempt | None, now: float, elapsed: float | None, source: str, result: str, passed: bool
     ) -> int:
+        self.writable()
         raw = source.encode("utf-8", "surrogateescape")  # a file that is not UTF-8 is kept as it is
         cursor = self.db.execute(
             "INSERT INTO submissions (attempt_id, graded_at, elapsed, sha256, source, result, passed) "
@@ -364,6 +339,7 @@ class History:
         reason: str | None = None,
     ) -> Attempt:
         """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""
+        self.writable()
         cursor = self.db.execute(
             "INSERT INTO attempts (target, file, started_at, paused_total, ended_at, outcome, assisted, archive, rung, "
             "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -398,22 +374,35 @@ class History:
 
 
 def open_history(path: Path) -> tuple[History, str | None]:
-    """Open the history; a corrupt file is moved aside (kept as a backup) and a new one started.
+    """Open the history; a damaged file (SQLite says it is not a database, or its image is malformed,
+    or the integrity check fails) is moved aside, kept as a backup, and a new one started. Any other
+    fault (a full disk, a read-only folder, a lock, a newer schema) raises a HistoryError: the file
+    is left as it is.
 
-    Returns the history and, when that happened, a message for the user.
+    Returns the history and, when it was moved aside, a message for the user naming where it went.
     """
     try:
         history = History(path)
-        if history.db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            history.close()
-            raise HistoryError("the integrity check failed")
-        return history, None
-    except (HistoryError, sqlite3.DatabaseError) as exc:
-        backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            if history.db.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                return history, None
+            damage: HistoryError = HistoryCorrupt(path, "PRAGMA quick_check failed")
+        except sqlite3.Error as exc:
+            damage = fault(exc, path)
+        history.close()
+        if not isinstance(damage, HistoryCorrupt):
+            raise damage
+    except HistoryCorrupt as exc:
+        damage = exc
+    assert isinstance(damage, HistoryCorrupt)
+    backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
         for suffix in ("", "-wal", "-shm"):
             side = Path(str(path) + suffix)
             if side.exists():
                 side.rename(Path(str(backup) + suffix))
-        return History(
-            path
-        ), f"the history {path} could not be read ({exc}); it was moved to {backup} and a new one started"
+    except OSError as exc:
+        raise HistoryError(f"{damage}; it could not be moved aside ({exc.strerror or exc}): move it yourself") from None
+    return History(
+        path
+    ), f"the history {path} could not be read ({damage.detail}); it was moved to {backup} and a new one started"
