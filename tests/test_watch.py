@@ -138,3 +138,36 @@ def test_a_watch_says_the_file_is_missing_while_the_attempt_runs(history, clock,
         assert "is missing" in str(said.message) and "drill restore" in str(said.message)
     finally:
         states.close()
+
+
+def test_a_history_the_grader_thread_cannot_open_is_said_and_the_watch_goes_on(
+    history, clock, workspace, fake_grading, monkeypatch
+):
+    """The grader thread opens a History of its own: locked by another program between the watch's
+    open and its own, that is a message naming the cause on each save, not a dead thread and a hang."""
+    import sqlite3
+    import threading
+
+    from drills.loop import watch
+
+    session.start(history, "unbroadcast", workspace, clock)
+    opened = History.__init__
+    fails = {"left": 1}
+
+    def locked_once(self: History, *args, **kwargs) -> None:
+        if threading.current_thread().name == "drill-grader" and fails["left"]:
+            fails["left"] -= 1
+            error = sqlite3.OperationalError("database is locked")
+            error.sqlite_errorcode, error.sqlite_errorname = 5, "SQLITE_BUSY"  # type: ignore[attr-defined]
+            raise error
+        opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(watch.History, "__init__", locked_once)
+    states = watch_saves(history, clock)
+    try:
+        said = until(states, lambda s: s.message is not None, "the first save's message")
+        assert "is locked by another program" in said.message and str(history.path) in said.message
+        (workspace / "unbroadcast.py").write_text("# saved again\n", encoding="utf-8")
+        until(states, lambda s: s.graded and s.checked is not None, "a grading once the lock is gone")
+    finally:
+        states.close()

@@ -14,29 +14,30 @@ in another terminal), the watch stays and follows the next one started. Without 
 the watch ends with its attempt. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm grader
 is closed either way.
 
-The clock is the history's: the watch re-reads the attempt four times a second, so a ``drill pause`` in
-another terminal shows here, and closing this one stops nothing.
+The clock is the history's: re-read four times a second (a ``drill pause`` elsewhere shows here).
 """
 
 from __future__ import annotations
 
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from drills.loop import session
 from drills.loop.clock import Clock
-from drills.loop.diff import Comparison, compare
-from drills.loop.session import Checked, DrillError, Hints, TargetState, check, require_active, target_states
+from drills.loop.diff import compare
+from drills.loop.session import Checked, DrillError, check, require_active, target_states
+from drills.loop.watch_state import KEYS, Keys, WatchState
+from drills.store.faults import HistoryError, fault
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.catalog import load_catalog
 from grader.process import Cancelled, stopped_with_us
-from grader.verdict import Failure
 from grader.worker import warm_runner
 
 DEBOUNCE_MS = 5
@@ -48,63 +49,6 @@ TICK = 1.0
 LOOK = 0.25
 """Seconds between two looks at the history: a pause, a resume, an attempt ended or started
 elsewhere shows within this."""
-
-KEYS = {"h": "hint", "p": "pause", "r": "grade", "d": "diff", "q": "quit"}
-"""The keys of an interactive watch, and what each does."""
-
-
-class Keys(Protocol):
-    """Keystrokes, from a terminal (drills/commands/keys.py) or a test."""
-
-    def read(self, timeout: float) -> str | None:
-        """A key pressed within ``timeout`` seconds, if any."""
-        ...
-
-
-@dataclass(frozen=True)
-class WatchState:
-    """What the watch knows now."""
-
-    attempt: Attempt
-    targets: tuple[TargetState, ...]
-    checked: Checked | None = None
-    """The latest grading."""
-    graded: bool = False
-    """This state comes right after a grading."""
-    graded_in: float | None = None
-    """Seconds the latest grading took, from the moment it was asked for to the verdict."""
-    after_save: bool = False
-    """The latest grading was asked for by a save (the watcher saw it): ``graded_in`` is then the time
-    from the save to the verdict. The first grading of a watch, one on resume, on r or of a save the
-    watcher missed follow no save seen."""
-    grading: bool = False
-    """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
-    message: str | None = None
-    """Why the latest save could not be graded (the file is gone, the clock is paused...), or what
-    a key could not do."""
-    shown: Hints | Comparison | None = None
-    """What a key asked for (h: hints, d: the diff), in this state only: to show once."""
-    finished: str | None = None
-    """How the watched attempt ended: passed, or ended elsewhere (in another terminal); None while
-    it runs. With keys the watch goes on, and follows the next attempt started."""
-    ended: str | None = None
-    """How the watch ended: passed (every target passed), ended elsewhere (without keys, the watch
-    ends with its attempt), or quit (q); None while it runs."""
-    keys: bool = False
-    """Keys are read: the screen names them."""
-
-    @property
-    def first_failure(self) -> Failure | None:
-        return next((s.failure for s in self.targets if s.failure is not None and not s.passed), None)
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        return self.checked.result.notes if self.checked is not None else ()
-
-    @property
-    def just_passed(self) -> bool:
-        """This grading passed the attempt: the scoreboard is due, once."""
-        return self.graded and self.checked is not None and self.checked.finished
 
 
 def watch_saves(
@@ -163,8 +107,9 @@ class _Watch:
     # ------------------------------------------------------------------ the threads
 
     def _grade_jobs(self) -> None:
-        """The grader thread: one grading at a time, the latest asked for; its own History."""
-        history = History(self.store.path)
+        """The grader thread: one grading at a time, the latest asked for; its own History, opened on
+        its first job (a history it cannot open is said on screen for each save, the watch goes on)."""
+        history: History | None = None
         try:
             while (job := self.jobs.get()) is not None:
                 token, attempt_id = job
@@ -172,17 +117,21 @@ class _Watch:
                     continue  # a newer save came meanwhile
                 outcome: Checked | str | None
                 try:
+                    history = history or History(self.store.path)
                     attempt = history.get(attempt_id)
                     outcome = check(history, self.clock, oracle=self.oracle, attempt=attempt, runner=self.runner)
                 except Cancelled:
                     outcome = None
-                except DrillError as exc:
+                except (DrillError, HistoryError) as exc:
                     outcome = str(exc)
+                except sqlite3.Error as exc:  # a fault of the history: its cause, in words
+                    outcome = str(fault(exc, self.store.path))
                 except Exception as exc:  # noqa: BLE001 - said on screen; the watch goes on
                     outcome = f"the grading failed: {exc}"
                 self.events.put(("graded", (token, outcome)))
         finally:
-            history.close()
+            if history is not None:
+                history.close()
 
     def _read_keys(self, keys: Keys) -> None:
         while not self.stop.is_set():

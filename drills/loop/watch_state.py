@@ -1,0 +1,69 @@
+"""What a ``drill watch`` knows at each moment (``WatchState``, drawn by drills/views/report.py
+``watch_screen``), and the keys it reads (drills/loop/watch.py runs it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from drills.loop.diff import Comparison
+from drills.loop.session import Checked, Hints, TargetState
+from drills.store.history import Attempt
+from grader.verdict import Failure
+
+KEYS = {"h": "hint", "p": "pause", "r": "grade", "d": "diff", "q": "quit"}
+"""The keys of an interactive watch, and what each does."""
+
+
+class Keys(Protocol):
+    """Keystrokes, from a terminal (drills/commands/keys.py) or a test."""
+
+    def read(self, timeout: float) -> str | None:
+        """A key pressed within ``timeout`` seconds, if any."""
+        ...
+
+
+@dataclass(frozen=True)
+class WatchState:
+    """What the watch knows now."""
+
+    attempt: Attempt
+    targets: tuple[TargetState, ...]
+    checked: Checked | None = None
+    """The latest grading."""
+    graded: bool = False
+    """This state comes right after a grading."""
+    graded_in: float | None = None
+    """Seconds the latest grading took, from the moment it was asked for to the verdict."""
+    after_save: bool = False
+    """The latest grading was asked for by a save (the watcher saw it): ``graded_in`` is then the time
+    from the save to the verdict. The first grading of a watch, one on resume, on r or of a save the
+    watcher missed follow no save seen."""
+    grading: bool = False
+    """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
+    message: str | None = None
+    """Why the latest save could not be graded (the file is gone, the clock is paused...), or what
+    a key could not do."""
+    shown: Hints | Comparison | None = None
+    """What a key asked for (h: hints, d: the diff), in this state only: to show once."""
+    finished: str | None = None
+    """How the watched attempt ended: passed, or ended elsewhere (in another terminal); None while
+    it runs. With keys the watch goes on, and follows the next attempt started."""
+    ended: str | None = None
+    """How the watch ended: passed (every target passed), ended elsewhere (without keys, the watch
+    ends with its attempt), or quit (q); None while it runs."""
+    keys: bool = False
+    """Keys are read: the screen names them."""
+
+    @property
+    def first_failure(self) -> Failure | None:
+        return next((s.failure for s in self.targets if s.failure is not None and not s.passed), None)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.checked.result.notes if self.checked is not None else ()
+
+    @property
+    def just_passed(self) -> bool:
+        """This grading passed the attempt: the scoreboard is due, once."""
+        return self.graded and self.checked is not None and self.checked.finished
