@@ -249,3 +249,27 @@ def test_the_core_backward_copy_rung_asks_for_the_core_and_compares_with_it(cloc
     clock.advance(60)
     text = said(drill("check"))
     assert "✓ backward" in text and "You retyped it exactly as the reference" in text
+
+
+def test_drill_ladder_parses_each_source_once(clock, monkeypatch):
+    """Every rung time of every drill reads the reference: parsed once (and each stub's view of it
+    once), not once per target and rung (34 parses before)."""
+    from collections import Counter
+
+    from drills.loop import cloze, stubs
+
+    for cached in (cloze.functions_in, stubs.tagged_code, stubs._reference_for):
+        cached.cache_clear()
+    parsed: Counter[str] = Counter()
+    parse = ast.parse
+
+    def counted(source, *args, **kwargs):
+        if isinstance(source, str) and len(source) > 5000:  # a whole file, not a token's literal
+            parsed[source] += 1
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    drill("ladder")
+    assert parsed, "the ladder read no source: the count is not measuring it"
+    assert max(parsed.values()) == 1, sorted(parsed.values())
+    assert len(parsed) <= 5, len(parsed)  # the reference, and the few views of it the stubs show

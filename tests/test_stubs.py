@@ -106,7 +106,7 @@ def test_code_tags_take_a_statement_or_an_else_block():
         "        x += i\n"
         "    return x\n"
     )
-    assert tagged_code(source) == [(frozenset("a"), 5, 7), (frozenset("bc"), 8, 9)]
+    assert tagged_code(source) == ((frozenset("a"), 5, 7), (frozenset("bc"), 8, 9))
     assert reference_for(source, None) == source
     kept_a = reference_for(source, ["a"])
     assert "    else:\n        x = g\n" in kept_a and "range" not in kept_a and "drill" not in kept_a

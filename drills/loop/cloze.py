@@ -34,14 +34,14 @@ def comments(source: str) -> list[tuple[int, str]]:
     return list(_comments(source))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def _comments(source: str) -> tuple[tuple[int, str], ...]:
     """``comments``, tokenized once per source (the reference is read for every rung time)."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
     return tuple((t.start[0], t.string.lstrip("#").strip()) for t in tokens if t.type == tokenize.COMMENT)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def functions_in(source: str) -> Mapping[str, ast.FunctionDef]:
     """The functions of ``source`` by symbol (``grader.catalog.find_functions``), parsed once per source:
     the reference is parsed for every stub and every rung time. A SyntaxError if it does not parse.

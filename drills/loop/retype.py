@@ -82,7 +82,7 @@ def code_tokens(source: str, lines: Iterable[int] | None = None) -> list[Token]:
     return [token for token in every if token.line in wanted]
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def _code_tokens(source: str) -> tuple[Token, ...]:
     """``code_tokens`` of the whole source, tokenized once per source (the reference is read for every
     rung time)."""

@@ -23,6 +23,7 @@ import re
 import textwrap
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from drills.loop.cloze import (
@@ -88,10 +89,11 @@ CODE_TAG = re.compile(r"\s*#\s*\((?P<ids>[a-z][a-z-]*(?:, [a-z][a-z-]*)*) drills
 """A trailing ``# (free-memory drill)`` comment: the statement it ends the first line of is that drill's code."""
 
 
-def tagged_code(source: str) -> list[tuple[frozenset[str], int, int]]:
+@lru_cache(maxsize=8)
+def tagged_code(source: str) -> tuple[tuple[frozenset[str], int, int], ...]:
     """The code tagged for drills (``CODE_TAG``): each tag's drill ids, and the first and last line
     (1-based) of the statement it tags, or of the ``else:`` block it is on. A ValueError for a tag
-    on a line where no statement starts."""
+    on a line where no statement starts. Parsed once per source (every stub and rung time reads it)."""
     lines = source.splitlines()
     tree = ast.parse(source)
     found = []
@@ -115,18 +117,22 @@ def tagged_code(source: str) -> list[tuple[frozenset[str], int, int]]:
         if not branches:
             raise ValueError(f"line {line}: a drill tag on a line where no statement (or else:) starts")
         found.append((ids, line, branches[-1].orelse[-1].end_lineno or line))
-    return found
+    return tuple(found)
 
 
 def reference_for(source: str, drills: Collection[str] | None) -> str:
     """``source`` as the stub of ``drills`` shows it: the code tagged for other drills left out, the
     tags of its own removed (None: the source as it is)."""
-    if drills is None:
-        return source
+    return source if drills is None else _reference_for(source, frozenset(drills))
+
+
+@lru_cache(maxsize=32)
+def _reference_for(source: str, drills: frozenset[str]) -> str:
+    """``reference_for``, once per source and drills (``drill ladder`` asks it for every rung time)."""
     lines = source.splitlines(keepends=True)
     dropped: set[int] = set()
     for ids, first, last in tagged_code(source):
-        if not ids & set(drills):
+        if not ids & drills:
             dropped |= set(range(first, last + 1))
     kept = []
     for number, line in enumerate(lines, start=1):
@@ -136,7 +142,7 @@ def reference_for(source: str, drills: Collection[str] | None) -> str:
         kept.append(line[: tag.start()] + "\n" if tag else line)
     shown = "".join(kept)
     try:
-        ast.parse(shown)
+        functions_in(shown)  # it parses (and is parsed once, for every reader of it)
     except SyntaxError as error:  # a block whose every statement is another drill's
         raise ValueError(f"the code tagged for other drills than {sorted(drills)} leaves {error.msg}") from None
     return shown
