@@ -20,6 +20,15 @@ from grader.verdict import GradeResult, TargetResult
 from tests.support import T0, FakeGrader, use_consoles
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Under ``pytest -n``: ``--dist worksteal`` unless told otherwise (an idle worker takes tests
+    queued for a busy one, so a run does not wait on one worker's tail). Set here, not in addopts,
+    so that plain ``pytest`` runs where pytest-xdist is not installed."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
+        config.option.dist = "worksteal"
+
+
 @pytest.fixture(autouse=True)
 def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """All user state (history, workspace) lives under tmp_path: DRILL_HOME points there."""

@@ -124,3 +124,17 @@ def test_modules_are_short(path):
         return
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by concept (README, Layout)"
+
+
+def test_plain_pytest_runs_without_pytest_xdist(tmp_path):
+    """The suite's options need no plugin: ``pytest`` with pytest-xdist absent (``-p no:xdist``) runs;
+    under ``-n`` the distribution is worksteal (tests/conftest.py)."""
+    import subprocess
+    import sys
+
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_layers.py", "-k", "cycles"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "passed" in plain.stdout
