@@ -7,9 +7,9 @@ that half-second as well as any other).
   grading's processes killed, the history's transaction rolled back, a temporary file removed);
   a second Ctrl-C while it leaves changes nothing. ``drill watch`` catches its own Ctrl-C: it is
   how a watch is left ("Stopped watching", exit 0).
-- Output never fails on an encoding: stdout and stderr write what their encoding cannot hold as
-  ``?`` (a Windows console, or output redirected under cp1252) instead of raising
-  UnicodeEncodeError.
+- Output never fails on an encoding: stdout and stderr write what their encoding cannot hold (a
+  Windows console, output redirected under cp1252, an ASCII locale) as an ASCII look-alike
+  (drills/ascii_fallback.py) instead of raising UnicodeEncodeError.
 
 Importing this module is for the entry points alone: it sets the SIGINT handler, so that a Ctrl-C in
 the imports that follow exits at once (there is nothing to undo yet). The command then runs with
@@ -45,11 +45,18 @@ def main() -> None:
 
 
 def safe_streams() -> None:
-    """stdout and stderr replace what their encoding cannot write, rather than raise."""
+    """stdout and stderr write what their encoding cannot hold as an ASCII look-alike (or ``?``),
+    rather than raise; a UTF one, whatever it cannot (a lone surrogate), as ``?``."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)  # None: not a TextIOWrapper (tests, embedding)
-        if reconfigure is not None and stream.errors == "strict":
+        if reconfigure is None or stream.errors not in ("strict", "surrogateescape"):
+            continue
+        if (stream.encoding or "").lower().replace("_", "-").startswith("utf"):
             reconfigure(errors="replace")
+            continue
+        from drills.ascii_fallback import register
+
+        reconfigure(errors=register())
 
 
 def interrupted() -> None:

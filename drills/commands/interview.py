@@ -233,7 +233,7 @@ class Session:
             if not editor:
                 raise OSError("$EDITOR (or $VISUAL) is not set")
             subprocess.call(editor_argv(editor, path, line))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: an unbalanced quote in $EDITOR
             self.out.print(
                 views.said_line(
                     f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."

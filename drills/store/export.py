@@ -120,7 +120,9 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
                 started_at=attempt.started_at,
                 ended_at=attempt.ended_at,
                 outcome=attempt.outcome,
-                paused_seconds=attempt.paused_total,
+                # the clock is read on a monotonic clock, the dates on the wall clock: their difference,
+                # the time paused, can come out a few nanoseconds below 0, which drill import refuses
+                paused_seconds=max(0.0, attempt.paused_total),
                 assisted=attempt.assisted,
                 archive=attempt.archive,
                 splits=tuple(sorted(attempt.splits.items(), key=lambda kv: kv[1])),
