@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from drills.commands.common import Terminal, history
+from drills.commands.options import oracle_mode
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
@@ -101,6 +102,7 @@ def ladder(term: Terminal) -> None:
 
 def check(term: Terminal, oracle: str) -> int:
     """Grade once; the exit status: 0 when the attempt passed."""
+    oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle)
         if checked.finished:
@@ -118,6 +120,7 @@ def watch(term: Terminal, oracle: str) -> int:
     from drills.commands.keys import keyboard
     from drills.loop.watch import WatchState, watch_saves
 
+    oracle = oracle_mode(oracle)
     out = term.out
     with history(term) as store, keyboard() if out.is_terminal else nullcontext() as keys:
         attempt = session.require_active(store)

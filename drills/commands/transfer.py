@@ -52,6 +52,8 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
         records, data = parse(text, fmt.lower() if fmt else None)
     except ExportError as exc:
         raise DrillError(f"{file}: {exc}") from None
+    except RecursionError:  # JSON nested thousands deep: no export of drill's is
+        raise DrillError(f"{file}: not a drill export (its JSON is nested too deeply to read)") from None
     given = [] if data is None else interviews_in(data)
     with history(term) as store:
         added = _import_interviews(store, given, file)  # first: a bad interview stops the import before any write
