@@ -323,7 +323,13 @@ def export_history(
     ] = "csv",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write to this file, replaced whole and atomically (through a symlink: its target's file); "
+            "a FIFO, terminal or device (/dev/stdout) is written to, never replaced. Default: standard output.",
+        ),
     ] = None,
     with_sources: Annotated[
         bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
