@@ -30,11 +30,13 @@ def main() -> None:
     from drills import cli
 
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # inside the try: a Ctrl-C as it is set is caught
+        if OURS:  # inside the try: a Ctrl-C as it is set is caught
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             cli.main()
         finally:
-            signal.signal(signal.SIGINT, _leave)  # the command is done: a Ctrl-C from here exits at once
+            if OURS:  # the command is done: a Ctrl-C from here exits at once
+                signal.signal(signal.SIGINT, _leave)
     except KeyboardInterrupt:
         interrupted()
     except SystemExit as exc:
@@ -52,7 +54,8 @@ def safe_streams() -> None:
         if reconfigure is None or stream.errors not in ("strict", "surrogateescape"):
             continue
         if (stream.encoding or "").lower().replace("_", "-").startswith("utf"):
-            reconfigure(errors="replace")
+            if stream.errors == "strict":  # surrogateescape writes an undecodable file name back as it was
+                reconfigure(errors="replace")
             continue
         from drills.ascii_fallback import register
 
@@ -85,4 +88,8 @@ def _flush(stream: object) -> None:
         pass
 
 
-signal.signal(signal.SIGINT, _leave)
+OURS = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+"""Python's own handler is in place: Ctrl-C is ours to handle. A SIGINT ignored by whoever started
+drill (``nohup``, a background job of a script) stays ignored."""
+if OURS:
+    signal.signal(signal.SIGINT, _leave)

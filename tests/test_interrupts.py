@@ -152,3 +152,22 @@ def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):
     for delay in (0.0, 0.2, 0.5, 2.0):
         assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD, times=2))
     wait_until(lambda: not naming(str(path)), GONE_WITHIN, "a grading outlived drill check")
+
+
+def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):
+    """``nohup drill ...``, a background job of a script: SIGINT ignored at start-up is not taken over."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drills", "stats"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509 - a test's child
+    )
+    for _ in range(5):
+        time.sleep(0.1)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGINT)
+    output, errors = proc.communicate(timeout=GONE_WITHIN)
+    assert proc.returncode == 0 and "interrupted" not in errors and "unbroadcast" in output, errors
