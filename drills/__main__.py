@@ -1,3 +1,3 @@
-from drills.cli import main
+from drills.entry import main
 
 main()

@@ -16,7 +16,7 @@ from rich.text import Text
 from drills.commands import options as opt
 from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.loop import clock as clocks
-from grader.catalog import FULL, Target, UnknownTarget, listed, load_catalog
+from grader.catalog import FULL, UnknownTarget, listed, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -77,13 +77,6 @@ def resolve(typed: str) -> str:
 def resolve_optional(typed: str | None) -> str | None:
     """``resolve``, for an argument that may be left out."""
     return resolve(typed) if typed else None
-
-
-def resolve_targets(typed: list[str] | None) -> list[Target]:
-    """The targets named (in catalog order); none, or 'full', is the core targets."""
-    catalog = load_catalog()
-    chosen = {t.id for typed_id in typed or [FULL] for t in catalog.drilled(resolve(typed_id))}
-    return [t for t in catalog.every if t.id in chosen]
 
 
 # ---------------------------------------------------------------------------- your practice
@@ -330,7 +323,13 @@ def export_history(
     ] = "csv",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to this file. Default: standard output."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write to this file, replaced whole and atomically (through a symlink: its target's file); "
+            "a FIFO, terminal or device (/dev/stdout) is written to, never replaced. Default: standard output.",
+        ),
     ] = None,
     with_sources: Annotated[
         bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
@@ -378,8 +377,7 @@ def grade(
     """
     from drills.commands.grade import grade as grade_any
 
-    targets = resolve_targets(target)
-    run(grade_any, file, targets, as_json, oracle)
+    run(grade_any, file, target, as_json, oracle)
 
 
 def _catalog_in_help() -> None:

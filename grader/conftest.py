@@ -22,7 +22,7 @@ from grader import batch, notes
 from grader.blame import Blame
 from grader.catalog import load_catalog
 from grader.check import GradeFailure, Grading, TestTimeout
-from grader.oracle import RECORDING, Oracle, OracleError, OracleView, make_oracle
+from grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
 from grader.output import OUTPUT_CHARS, bounded_output, cut_in, kept, size
 from grader.process import PARENT_ENV
 from grader.sandbox import cap_memory, load_solution, time_limit
@@ -52,6 +52,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("oracle") == "record" and os.environ.get(RECORDING_ENV) != "1":
+        raise pytest.UsageError("--oracle record rewrites the recorded oracle: run it as python -m grader.record")
     # Gradings build graphs of 10,000 nodes whose closures form reference cycles: with the default
     # thresholds the cycle collector runs hundreds of times per check. Collect rarely instead.
     gc.freeze()

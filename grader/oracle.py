@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 
 RECORDING = Path(__file__).with_name("recorded") / "oracle.npz"
+RECORDING_ENV = "DRILL_ORACLE_RECORDING"
+"""Set to 1 by ``python -m grader.record`` alone: only then may a grading run ``--oracle record``, which
+rewrites the recording (drill refuses it; a hand-run ``pytest grader --oracle record`` is told so)."""
 REGENERATE = "python -m grader.record"
 
 TorchFn = Callable[..., Any]

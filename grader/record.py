@@ -7,6 +7,7 @@ python -m grader.record --check   # fail if the recording differs from what torc
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.oracle import RECORDING
+from grader.oracle import RECORDING, RECORDING_ENV
 
 GRADER = Path(__file__).resolve().parent
 
@@ -34,7 +35,7 @@ def record(path: Path) -> int:
         "--oracle-file",
         str(path),
     ]
-    return subprocess.run(command, cwd=GRADER.parent).returncode
+    return subprocess.run(command, cwd=GRADER.parent, env={**os.environ, RECORDING_ENV: "1"}).returncode
 
 
 def differences(recorded: Path, fresh: Path) -> list[str]:

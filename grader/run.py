@@ -188,12 +188,39 @@ def why_it_stopped(status: int, limits: Limits) -> str:
         if number == getattr(signal, "SIGSEGV", None):
             return "the interpreter crashed (segmentation fault): a bug in native code, or a stack overflow"
         if number == getattr(signal, "SIGKILL", None):
-            return "the process was killed (SIGKILL): out of memory?"
+            said = f"the process was killed by signal {number} (SIGKILL)"
+            peak = peak_memory_of_children()
+            if peak is not None and peak >= OUT_OF_MEMORY_SHARE * _physical_memory():
+                return f"{said}: out of memory? (it had used {peak / 2**20:,.0f} MB)"
+            return f"{said}: by your code, or by another program"
         return f"the process died from {name}"
     return (
         f"the process ended with status {status} in the middle of the tests: "
         "does your code call os._exit() or exit the interpreter?"
     )
+
+
+OUT_OF_MEMORY_SHARE = 0.25
+"""A grading killed by SIGKILL is said to be out of memory only when it had used this share of the
+machine's memory or more (the system's OOM killer then likely); a self-kill, or a kill from another
+program, is not. The memory cap (DRILL_MEMORY_MB) gives a MemoryError instead, not a kill."""
+
+
+def peak_memory_of_children() -> int | None:
+    """The largest peak resident size, in bytes, of the child processes waited for (None: unknown)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak if os.uname().sysname == "Darwin" else peak * 1024  # macOS counts bytes, Linux KiB
+
+
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - no sysconf: never "out of memory?"
+        return float("inf")
 
 
 def grade_file(

@@ -156,12 +156,13 @@ def test_start_edit_opens_the_file_in_the_editor(clock, workspace, monkeypatch):
     assert (workspace / "unbroadcast.py.opened").read_text() == "yes"
 
 
-def test_start_edit_without_an_editor_keeps_the_timer_running(clock, workspace, monkeypatch):
+def test_start_edit_without_an_editor_starts_nothing(clock, workspace, monkeypatch):
+    """Refused before the clock starts (issue 24): tests/test_consoles.py has an editor that cannot be found."""
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     text = said(drill("start", "unbroadcast", "--edit", code=2))
-    assert "$EDITOR" in text and "timer is running" in text
-    assert (workspace / "unbroadcast.py").exists() and active() is not None
+    assert "$EDITOR" in text and "nothing was started" in text
+    assert not (workspace / "unbroadcast.py").exists() and active() is None
 
 
 def test_a_corrupt_history_is_moved_aside_with_a_warning(clock):

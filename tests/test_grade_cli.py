@@ -7,7 +7,7 @@ import pytest
 
 from tests.support import CATALOG, REFERENCE, UNBROADCAST_BODY, drill, human_report, run_drill
 
-TOP_KEYS = {"file", "passed", "targets", "notes"}
+TOP_KEYS = {"version", "file", "passed", "targets", "notes"}
 FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
 TARGET_KEYS = {"passed", "tests", "failed", "not_run", "not_run_reason", "failures"}
 WRONG_AXIS = REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")

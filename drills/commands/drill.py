@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from drills.commands.common import Terminal, history, unrecorded_line
+from drills.commands.options import oracle_mode
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked, DrillError
@@ -17,7 +18,14 @@ from drills.views import lines, render, report
 
 
 def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung: str | None = None) -> None:
-    """``rung``: copy, cloze or recall; None: the target's current rung on the ladder."""
+    """``rung``: copy, cloze or recall; None: the target's current rung on the ladder. With ``edit``,
+    an editor that cannot be started is refused before anything is written or timed."""
+    if edit:
+        from drills.loop.editor import editor_problem
+
+        problem = editor_problem()
+        if problem is not None:
+            raise DrillError(f"{problem}: nothing was started (set it, or start without --edit)")
     with history(term) as store:
         started = session.start(store, target, workspace or default_workspace(), term.clock, rung)
     term.out.print(lines.started_view(started))
@@ -26,11 +34,13 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
 
         from drills.loop.editor import editor_argv, first_todo, user_editor
 
-        editor = user_editor()
-        if not editor:
-            raise DrillError("--edit needs $EDITOR (or $VISUAL) set; the timer is running, open the file yourself")
         line = first_todo(started.path.read_text(encoding="utf-8"))
-        subprocess.call(editor_argv(editor, started.path, line))
+        try:
+            subprocess.call(editor_argv(user_editor() or "", started.path, line))
+        except OSError as exc:  # found a moment ago, and yet (its permissions, a broken interpreter line)
+            raise DrillError(
+                f"cannot start the editor: {exc.strerror or exc}; the timer is running, open the file yourself"
+            ) from None
 
 
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
@@ -90,6 +100,7 @@ def ladder(term: Terminal) -> None:
 
 def check(term: Terminal, oracle: str) -> int:
     """Grade once; the exit status: 0 when the attempt passed."""
+    oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle)
         if checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
@@ -111,6 +122,7 @@ def watch(term: Terminal, oracle: str) -> int:
     from drills.commands.keys import keyboard
     from drills.loop.watch import WatchState, watch_saves
 
+    oracle = oracle_mode(oracle)
     out = term.out
     with history(term) as store, keyboard() if out.is_terminal else nullcontext() as keys:
         attempt = session.require_active(store)

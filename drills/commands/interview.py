@@ -11,6 +11,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from drills.commands.common import Terminal, history
+from drills.commands.options import oracle_mode
 from drills.interview import interviewer as steps
 from drills.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
 from drills.interview.bank import BankError, Question, load_bank
@@ -31,6 +32,7 @@ def interview(
     term: Terminal, minutes: int, target: str | None, plan_only: bool, as_json: bool, listed: bool, oracle: str = "auto"
 ) -> int | None:
     """The command's body; the exit status: 0 the interview ran to its end, 1 it was stopped."""
+    oracle = oracle_mode(oracle)
     if plan_only and listed:
         raise DrillError("--plan and --list: one at a time")
     if as_json and not (plan_only or listed):
@@ -233,7 +235,7 @@ class Session:
             if not editor:
                 raise OSError("$EDITOR (or $VISUAL) is not set")
             subprocess.call(editor_argv(editor, path, line))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: an unbalanced quote in $EDITOR
             self.out.print(
                 views.said_line(
                     f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."

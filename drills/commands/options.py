@@ -9,7 +9,22 @@ import typer
 
 TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
-"""auto (recorded answers, else live torch), live, replay, record, or fd (finite differences, no torch)."""
+"""auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): ``oracle_mode``."""
+ORACLES = ("auto", "live", "replay", "fd")
+"""The oracles a grading from ``drill`` may use. Not the grader's ``record``, which rewrites the shipped
+recording: that is ``python -m grader.record``'s alone (grader/conftest.py refuses it elsewhere)."""
+
+
+def oracle_mode(typed: str) -> str:
+    """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError)."""
+    if typed in ORACLES:
+        return typed
+    from drills.loop.session import DrillError
+
+    extra = " (the recording is rewritten by python -m grader.record alone)" if typed == "record" else ""
+    raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
+
+
 PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
 PeekFlag = Annotated[
     bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
@@ -33,11 +48,23 @@ JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
 ]
 
+ROW_ID = 2**63 - 1
+"""The largest number SQLite keeps (an attempt's id, a save's number): a larger one is refused as typed,
+not taken to the history (where it raised OverflowError)."""
 AttemptOption = Annotated[
-    int | None, typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others).")
+    int | None,
+    typer.Option(
+        "--attempt", metavar="N", min=-ROW_ID, max=ROW_ID, help="This attempt's (drill restore names the others)."
+    ),
 ]
 SaveOption = Annotated[
     int | None,
-    typer.Option("--save", metavar="N", help="This graded save of the attempt, from 1 (--list numbers them)."),
+    typer.Option(
+        "--save",
+        metavar="N",
+        min=-ROW_ID,
+        max=ROW_ID,
+        help="This graded save of the attempt, from 1 (--list numbers them).",
+    ),
 ]
 ListSavesFlag = Annotated[bool, typer.Option("--list", help="List the attempt's graded saves: number, clock, verdict.")]

@@ -11,9 +11,8 @@ from typing import Any
 from drills.commands.common import Terminal, history
 from drills.interview.store import InterviewStoreError, import_interview, interviews
 from drills.loop.session import DrillError
-from drills.store.export import ExportError, export
+from drills.store.export import ExportError, export, write_export
 from drills.store.history import History
-from drills.store.paths import atomic_write
 from drills.store.restore import parse, restore
 from drills.views.lines import exported_line, imported_view
 from drills.views.render import counted
@@ -31,12 +30,13 @@ def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: 
         sys.stdout.write(exported.text)
         return
     try:
-        atomic_write(output, exported.text)
+        how = write_export(output, exported.text)
     except OSError as exc:
         raise DrillError(f"cannot write {output}: {exc.strerror or exc}") from None
-    term.out.print(exported_line(exported, output))
+    said = term.out if how == "replaced" else term.err  # a device may be this very stdout: the data alone there
+    said.print(exported_line(exported, output))
     if held:
-        term.out.print(f" and {counted(len(held), 'interview')}.")
+        said.print(f" and {counted(len(held), 'interview')}.")
 
 
 def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
@@ -52,6 +52,8 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
         records, data = parse(text, fmt.lower() if fmt else None)
     except ExportError as exc:
         raise DrillError(f"{file}: {exc}") from None
+    except RecursionError:  # JSON nested thousands deep: no export of drill's is
+        raise DrillError(f"{file}: not a drill export (its JSON is nested too deeply to read)") from None
     given = [] if data is None else interviews_in(data)
     with history(term) as store:
         added = _import_interviews(store, given, file)  # first: a bad interview stops the import before any write

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 PLUS_LINE = {"vim", "nvim", "vi", "gvim", "emacs", "emacsclient", "nano", "micro", "kak", "hx", "helix"}
@@ -17,6 +18,24 @@ TODO = re.compile(r"^\s*# TODO\b")
 def user_editor() -> str | None:
     """The user's editor command: ``$VISUAL``, else ``$EDITOR``; None when neither is set."""
     return os.environ.get("VISUAL") or os.environ.get("EDITOR") or None
+
+
+def editor_problem() -> str | None:
+    """Why ``$VISUAL``/``$EDITOR`` cannot be started, in a few words; None when it can (its command
+    is found). Asked before a drill's clock starts, so that an editor that cannot run starts nothing."""
+    name = "$VISUAL" if os.environ.get("VISUAL") else "$EDITOR"
+    editor = user_editor()
+    if not editor:
+        return "--edit needs $EDITOR (or $VISUAL) set"
+    try:
+        argv = shlex.split(editor, posix=os.name != "nt")
+    except ValueError as exc:  # an unbalanced quote
+        return f"cannot read {name} ({editor!r}): {exc}"
+    if not argv:
+        return f"{name} is blank"
+    if shutil.which(argv[0]) is None:
+        return f"cannot start the editor {argv[0]!r} ({name}): no such command"
+    return None
 
 
 def first_todo(text: str) -> int | None:

@@ -23,14 +23,19 @@ whole file before it writes anything.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from drills.store.history import History
+from drills.store.paths import atomic_write
 
 VERSION = 2
 READABLE = (1, 2)
@@ -120,7 +125,9 @@ def records(history: History, with_sources: bool = False) -> list[Record]:
                 started_at=attempt.started_at,
                 ended_at=attempt.ended_at,
                 outcome=attempt.outcome,
-                paused_seconds=attempt.paused_total,
+                # the clock is read on a monotonic clock, the dates on the wall clock: their difference,
+                # the time paused, can come out a few nanoseconds below 0, which drill import refuses
+                paused_seconds=max(0.0, attempt.paused_total),
                 assisted=attempt.assisted,
                 archive=attempt.archive,
                 splits=tuple(sorted(attempt.splits.items(), key=lambda kv: kv[1])),
@@ -226,3 +233,29 @@ def export(history: History, fmt: str, with_sources: bool = False, extra: dict[s
     recs = records(history, with_sources)
     text = to_json(recs, extra) if fmt == "json" else to_csv(recs)
     return Exported(text, len(recs), sum(len(r.splits) for r in recs))
+
+
+def write_export(path: Path, text: str) -> str:
+    """Write ``text`` where ``drill export -o PATH`` says, and how it was written:
+
+    - a regular file, or none yet: replaced whole and atomically (a temporary file beside it, then
+      renamed over it), so that a crash leaves the old export or the new one ("replaced");
+    - a symlink to a regular file (or to none yet): the same, at its target; the link stays a link;
+    - a FIFO, a terminal or another device (``/dev/stdout``, ``/dev/null``): written to as it is, in
+      order, never replaced ("written"); a FIFO waits for its reader, as ``cat > fifo`` does;
+    - a directory or a socket: OSError, as for a path that cannot be written.
+    """
+    try:
+        mode = os.stat(path).st_mode  # through symlinks: what the data would land in
+    except FileNotFoundError:
+        mode = None
+    if mode is None or stat.S_ISREG(mode):
+        atomic_write(Path(os.path.realpath(path)), text)
+        return "replaced"
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if stat.S_ISSOCK(mode):
+        raise OSError(errno.ENXIO, "is a socket", str(path))
+    with open(path, "w", encoding="utf-8", newline="") as stream:  # a device or FIFO: never replaced
+        stream.write(text)
+    return "written"

@@ -1,0 +1,174 @@
+"""Ctrl-C anywhere (issue 24, point 3): whatever the command and the moment, imports included, a
+SIGINT ends ``drill`` with one line ("interrupted"), exit status 130, no traceback; the grading it
+started goes with it, and the history and the solution file are as they were.
+
+Real children, as a user runs them. The delays are counted from the moment the interpreter reaches
+drill's own code (``-X importtime`` names ``drills.entry`` once it is imported): before that, a
+SIGINT lands in Python's own start-up (site, about 15 ms), out of reach of any program, where
+Python prints a traceback of its own. From there on the assertion holds at any delay: in the
+imports (NumPy, typer, the grader: the first half-second), while grading, while printing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import (
+    GONE_WITHIN,
+    HANGS_FOR_GOOD,
+    ROOT,
+    STARTED_WITHIN,
+    active,
+    drill,
+    in_unbroadcast,
+    naming,
+    wait_until,
+)
+
+pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals sent to a child")
+
+DELAYS = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5)
+"""Seconds after the interpreter reached drill's code: the imports, then the command's work."""
+REACHED = "| drills.entry"
+"""The ``-X importtime`` line printed once drills/entry.py is imported (main runs next)."""
+
+
+def interrupt(
+    args: list[str], delay: float, env: dict[str, str] | None = None, times: int = 1
+) -> tuple[int, list[str], str]:
+    """``drill ARGS`` in a child, sent SIGINT ``delay`` s after it reached drill's code (``times``
+    SIGINTs, 2 ms apart): its exit status, the lines of its stderr (the import timings left out)
+    and its stdout."""
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "drills", *args],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=True,
+    )
+    reached = threading.Event()
+    errors: list[str] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("import time:"):
+                if REACHED in line:
+                    reached.set()
+                continue
+            errors.append(line.rstrip("\n"))
+        reached.set()  # the child ended before: the assertions below say how
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert reached.wait(STARTED_WITHIN), "drill never reached its own code"
+        time.sleep(delay)
+        for _ in range(times):
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGINT)
+                time.sleep(0.002)
+        assert proc.stdout is not None
+        output = proc.stdout.read()
+        proc.wait(GONE_WITHIN)
+        reader.join(GONE_WITHIN)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, errors, output
+
+
+def assert_interrupted(code: int, errors: list[str], output: str, finishes: bool = False) -> None:
+    """One line and 130. A command that ``finishes`` this fast may have ended first: then its own
+    status and no word; or, when the signal came in the interpreter's very last step, which gives
+    SIGINT back its default action, a death by SIGINT, its output complete (a shell shows 130)."""
+    assert not any("Traceback" in line for line in errors), "\n".join(errors)
+    if finishes and code in (0, -signal.SIGINT) and not errors:
+        return
+    assert (code, errors) == (130, ["interrupted"]), f"exit {code}\n" + "\n".join(errors) + "\n" + output[-2000:]
+
+
+@pytest.mark.parametrize("args", [["stats"], ["chart"], ["list"], ["grade", "--help"]], ids=" ".join)
+def test_a_ctrl_c_in_a_quick_command_is_one_line(args, tmp_path):
+    """Commands that load NumPy, plotext, typer and rich and answer within a second or so: a Ctrl-C
+    during their imports or their work is "interrupted"; once they are done, their own status."""
+    codes = []
+    for delay in DELAYS:
+        for _ in range(2 if args == ["stats"] else 1):
+            code, errors, output = interrupt(args, delay)
+            assert_interrupted(code, errors, output, finishes=True)
+            codes.append(code)
+    assert 130 in codes, codes  # the first ones came while it was still importing
+
+
+@pytest.fixture
+def hanging_attempt(tmp_path: Path) -> tuple[Path, str]:
+    """An attempt at unbroadcast in progress whose unbroadcast never returns: any check of it is
+    still grading when the signal comes."""
+    drill("start", "unbroadcast")
+    path = tmp_path / "solutions" / "unbroadcast.py"
+    source = in_unbroadcast("import time\nwhile True:\n    time.sleep(0.01)")
+    path.write_text(source, encoding="utf-8")
+    return path, source
+
+
+def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(hanging_attempt):
+    path, source = hanging_attempt
+    before = active()
+    for delay in (*DELAYS, 2.5, 4.0):  # the last ones: well into the grading's tests
+        for _ in range(2):
+            assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD))
+    wait_until(lambda: not naming(str(path)), GONE_WITHIN, "a grading outlived drill check")
+    after = active()
+    assert after is not None and after.id == before.id and after.splits == before.splits
+    assert path.read_text(encoding="utf-8") == source
+    assert drill("status").exit_code == 0
+
+
+def test_a_ctrl_c_in_drill_grade_ends_its_grading(tmp_path):
+    solution = tmp_path / "solution.py"
+    solution.write_text(in_unbroadcast("while True:\n    pass"), encoding="utf-8")
+    for delay in (0.0, 0.3, 1.0, 3.0):
+        assert_interrupted(*interrupt(["grade", str(solution), "-t", "unbroadcast"], delay, HANGS_FOR_GOOD))
+    wait_until(lambda: not naming(str(solution)), GONE_WITHIN, "a grading outlived drill grade")
+
+
+def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):
+    """Two SIGINTs in a row (an impatient user): still one line and 130."""
+    path, _ = hanging_attempt
+    for delay in (0.0, 0.2, 0.5, 2.0):
+        assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD, times=2))
+    wait_until(lambda: not naming(str(path)), GONE_WITHIN, "a grading outlived drill check")
+
+
+def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):
+    """``nohup drill ...``, a background job of a script: SIGINT ignored at start-up is not taken over."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drills", "stats"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509 - a test's child
+    )
+    for _ in range(5):
+        time.sleep(0.1)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGINT)
+    output, errors = proc.communicate(timeout=GONE_WITHIN)
+    assert proc.returncode == 0 and "interrupted" not in errors and "unbroadcast" in output, errors

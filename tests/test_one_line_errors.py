@@ -1,0 +1,128 @@
+"""One-line errors everywhere (issue 24, point 8) and ``--oracle record`` out of drill's reach (point 6):
+``drill grade --json`` always prints a JSON object with a ``version``; a JSON nested too deeply to
+import, an attempt number too large for SQLite and a solution that kills itself are each one line
+that says what happened; ``drill grade --oracle record`` is refused and leaves the shipped recording
+as it was. The fuzzed command lines are in tests/test_fuzz_cli.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from drills.commands.grade import JSON_VERSION
+from grader.oracle import RECORDING, RECORDING_ENV
+from tests.support import REFERENCE, ROOT, drill, in_unbroadcast, run_drill, said
+
+
+def one_error_line(result) -> str:
+    """The refusal, as typer's CliRunner saw it: no traceback, one line starting 'error:'."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------- drill grade --json
+
+
+@pytest.mark.parametrize(
+    ("path", "args", "says"),
+    [
+        ("missing.py", (), "no such file"),
+        (".", (), "not a file"),
+        ("engine", ("-t", "nope"), "unknown target 'nope'"),
+        ("engine", ("--oracle", "record"), "--oracle record: choose auto, live, replay, fd"),
+        ("engine", ("--oracle", "bogus"), "--oracle bogus"),
+    ],
+)
+def test_grade_json_prints_an_error_object(path, args, says, tmp_path, wide_terminal):
+    file = str(REFERENCE) if path == "engine" else str(tmp_path / path)
+    result = drill("grade", file, *args, "--json", code=2)
+    data = json.loads(result.stdout)
+    assert data == {
+        "version": JSON_VERSION,
+        "file": file,
+        "passed": False,
+        "targets": {},
+        "notes": [],
+        "error": data["error"],
+    }
+    assert says in data["error"] and one_error_line(result) == f"error: {data['error']}"
+
+
+def test_a_verdict_carries_the_version_too():
+    proc = run_drill("grade", str(REFERENCE), "-t", "unbroadcast", "--json")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["version"] == JSON_VERSION and data["passed"] is True
+
+
+# ---------------------------------------------------------------------------- the fuzz findings
+
+
+def test_a_json_nested_too_deeply_is_one_line(tmp_path, wide_terminal):
+    for text in ("[" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000):
+        deep = tmp_path / "deep.json"
+        deep.write_text(text)
+        line = one_error_line(drill("import", str(deep), code=2))
+        assert "nested too deeply" in line and str(deep) in line
+
+
+@pytest.mark.parametrize("number", ["99999999999999999999", "-99999999999999999999", str(2**63)])
+@pytest.mark.parametrize("option", ["--attempt", "--save"])
+def test_a_number_too_large_for_the_history_is_refused_as_typed(option, number):
+    result = drill("restore", "unbroadcast", option, number, code=2)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output and "Overflow" not in result.output
+    assert f"Invalid value for '{option}'" in said(result)
+
+
+def test_a_self_kill_is_not_called_out_of_memory(tmp_path):
+    solution = tmp_path / "solution.py"
+    solution.write_text(in_unbroadcast("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"))
+    proc = run_drill("grade", str(solution), "-t", "unbroadcast", "--json")
+    assert proc.returncode == 1, proc.stderr
+    [failure] = json.loads(proc.stdout)["targets"]["unbroadcast"]["failures"]
+    assert "killed by signal 9 (SIGKILL)" in failure["message"]
+    assert "out of memory" not in failure["message"] and "by your code, or by another program" in failure["message"]
+
+
+# ---------------------------------------------------------------------------- --oracle record
+
+
+def _digest() -> str:
+    return hashlib.sha256(RECORDING.read_bytes()).hexdigest()
+
+
+def test_drill_cannot_record_over_the_shipped_oracle(tmp_path, wide_terminal):
+    before, stamp = _digest(), RECORDING.stat().st_mtime_ns
+    line = one_error_line(drill("grade", str(REFERENCE), "-t", "unbroadcast", "--oracle", "record", code=2))
+    assert "python -m grader.record" in line
+    drill("start", "unbroadcast")
+    (tmp_path / "solutions" / "unbroadcast.py").write_text(REFERENCE.read_text())
+    for command in (["check"], ["watch"]):
+        assert "--oracle record" in one_error_line(drill(*command, "--oracle", "record", code=2))
+    proc = run_drill("grade", str(REFERENCE), "-t", "unbroadcast", "--oracle", "record")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --oracle record") and "Traceback" not in proc.stderr
+    assert _digest() == before and RECORDING.stat().st_mtime_ns == stamp
+
+
+def test_the_grader_records_only_for_grader_record(tmp_path):
+    """A hand-run ``pytest grader --oracle record`` is refused; with grader/record.py's variable it records."""
+    recording = tmp_path / "oracle.npz"
+    command = [sys.executable, "-m", "pytest", "grader", "-q", "-p", "no:cacheprovider", "-m", "unbroadcast"]
+    command += ["--oracle", "record", "--oracle-file", str(recording)]
+    env = {k: v for k, v in os.environ.items() if k != RECORDING_ENV}
+    refused = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 4 and "python -m grader.record" in refused.stderr
+    assert not recording.exists()
+    pytest.importorskip("torch")
+    recorded = subprocess.run(
+        command, cwd=ROOT, env={**env, RECORDING_ENV: "1"}, capture_output=True, text=True, timeout=600
+    )
+    assert recorded.returncode == 0, recorded.stdout[-2000:]
+    assert recording.stat().st_size > 0
