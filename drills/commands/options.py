@@ -48,22 +48,15 @@ JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
 ]
 
-ROW_ID = 2**63 - 1
-"""The largest number SQLite keeps (an attempt's id, a save's number): a larger one is refused as typed,
-not taken to the history (where it raised OverflowError)."""
 AttemptOption = Annotated[
     int | None,
-    typer.Option(
-        "--attempt", metavar="N", min=-ROW_ID, max=ROW_ID, help="This attempt's (drill restore names the others)."
-    ),
+    typer.Option("--attempt", metavar="N", help="This attempt's (drill restore names the others)."),
 ]
 SaveOption = Annotated[
     int | None,
     typer.Option(
         "--save",
         metavar="N",
-        min=-ROW_ID,
-        max=ROW_ID,
         help="This graded save of the attempt, from 1 (--list numbers them).",
     ),
 ]
