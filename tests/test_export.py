@@ -316,3 +316,18 @@ def test_import_refuses_a_missing_or_unreadable_file(tmp_path):
     plain = tmp_path / "h.txt"
     plain.write_text("kind,attempt\n", encoding="utf-8")
     assert "unknown format 'xml'" in said(drill("import", str(plain), "--format", "xml", code=2))
+
+
+def test_import_takes_a_paused_time_a_float_rounded_below_zero(tmp_path, monkeypatch):
+    """An export of an earlier version could say paused_seconds -2e-9 (a float's rounding): imported as 0."""
+    exported = good_json()
+    exported["attempts"][0]["paused_seconds"] = -2e-9
+    move_home(monkeypatch, tmp_path, "new-home")
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    drill("import", str(path))
+    store = open_store()
+    try:
+        assert store.attempts()[0].paused_total == 0.0
+    finally:
+        store.close()

@@ -29,6 +29,10 @@ from grader.catalog import FULL, load_catalog
 # ---------------------------------------------------------------------------- reading
 
 
+ROUNDING = 1e-6
+"""Seconds below 0 taken as 0: a float's rounding (exports before 0.1.1 could say -2e-9 s paused)."""
+
+
 class _Check:
     """Field checks that name the place of a bad value."""
 
@@ -63,9 +67,14 @@ class _Check:
                 value = float(value)
             except ValueError:
                 raise self.fail(f"{field} must be a number of seconds, got {value!r}") from None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < -ROUNDING
+        ):
             raise self.fail(f"{field} must be a number of seconds (0 or more), got {value!r}")
-        return float(value)
+        return max(0.0, float(value))
 
     def seconds(self, value: object, field: str) -> float:
         number = self.number(value, field)
