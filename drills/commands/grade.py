@@ -10,20 +10,16 @@ from drills.loop.session import DrillError
 from drills.views.report import grade_report
 from grader.catalog import Target
 from grader.run import grade_file
+from grader.solution_file import UnreadableFile, read_solution
 from grader.verdict import GradeError
 
 
 def grade(term: Terminal, file: Path, targets: list[Target], as_json: bool, oracle: str) -> int:
     """Grade ``file``; the exit status: 0 when every target passed."""
-    if not file.exists():
-        raise DrillError(f"no such file: {file}")
-    if not file.is_file():
-        raise DrillError(f"not a file: {file}")
     try:
-        with file.open("rb") as f:
-            f.read(1)
-    except OSError as exc:
-        raise DrillError(f"cannot read {file}: {exc.strerror}") from None
+        read_solution(file)  # a FIFO, a device, a directory, a huge file: one line, at once
+    except UnreadableFile as exc:
+        raise DrillError(str(exc)) from None
     try:
         result = grade_file(file, targets, oracle=oracle)
     except GradeError as exc:
