@@ -16,6 +16,7 @@ import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -131,23 +132,40 @@ def children() -> set[int]:
     return {pid for pid, (ppid, _) in process_table().items() if ppid == me}
 
 
+_lock = threading.Lock()
+_blocks = 0
+"""How many ``reaping`` blocks are open in this process (threads may grade at once: the campaign)."""
+_spared: set[int] = set()
+_was_subreaper = False
+
+
 @contextmanager
 def reaping() -> Iterator[None]:
     """In this block, this process adopts the orphans below it (Linux); at its end, every process
     that became its child in the block, and theirs, is ended: what a grading run in the block left,
-    however it left its group. Children it had before are spared (another thread's, in a test)."""
+    however it left its group. Children it had before are spared.
+
+    Blocks open in several threads at once end those processes when the last of them closes (one
+    thread's grading is not another's to end): a command grades one file at a time, so for it that is
+    at once."""
+    global _blocks, _spared, _was_subreaper
     if not LINUX:
         yield
         return
-    before = children()
-    was = is_subreaper()
-    become_subreaper(True)
+    with _lock:
+        if _blocks == 0:
+            _spared, _was_subreaper = children(), is_subreaper()
+            become_subreaper(True)
+        _blocks += 1
     try:
         yield
     finally:
-        end_descendants(spare=before)
-        if not was:
-            become_subreaper(False)
+        with _lock:
+            _blocks -= 1
+            if _blocks == 0:
+                end_descendants(spare=_spared)
+                if not _was_subreaper:
+                    become_subreaper(False)
 
 
 def kill_attached(pid: int, root: bool = False) -> None:

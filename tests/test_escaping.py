@@ -33,8 +33,11 @@ ESCAPES = {
     "setsid": "os.setsid()",
     "setpgid": "os.setpgid(0, 0)",
     "double-fork": "if os.fork():\n        os._exit(0)",
+    "daemon": "os.setsid()\nif os.fork():\n    os._exit(0)",
 }
-"""How a process the user's code forks leaves the grading's group (run in the forked child)."""
+"""How a process the user's code forks leaves the grading's group or its parent (run in the forked
+child). A double fork alone stays in the group (killing the group always ended it: kept as a
+guard); a daemon's (setsid, then a double fork) is re-parented and out of the group."""
 
 
 def escaping(folder: Path, how: str, source: str = REFERENCE_SOURCE) -> str:
@@ -247,3 +250,70 @@ def test_a_warm_grading_s_relative_writes_land_nowhere_near_the_repository(tmp_p
     assert "passed" in watched.stdout
     assert not (ROOT / name).exists() and not (tmp_path / name).exists()
     assert not (ROOT / "grader" / name).exists()
+
+
+# ---------------------------------------------------------------------------- the reaper, in this process
+
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(1000)"]
+DAEMON = "import os, sys, time\nif os.fork(): sys.exit(0)\nos.setsid()\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(1000)"
+"""A child that forks a grandchild out of its session, which writes its pid; the child exits: an orphan."""
+
+
+def orphan(tmp_path: Path) -> int:
+    """An orphan, started by a child that exits at once; its pid."""
+    said = tmp_path / f"orphan-{uuid.uuid4().hex}"
+    subprocess.run([sys.executable, "-c", DAEMON, str(said)], stdout=subprocess.DEVNULL, timeout=60, check=True)
+    wait_until(lambda: said.exists() and said.read_text(), BOUND, "the orphan did not start")
+    return int(said.read_text())
+
+
+def test_reaping_ends_an_orphan_of_the_block_and_spares_a_child_from_before(tmp_path):
+    from grader.reaper import reaping
+
+    before = subprocess.Popen(SLEEPER)
+    try:
+        with reaping():
+            pid = orphan(tmp_path)
+            assert alive(pid)
+        wait_until(lambda: not alive(pid), BOUND, "the orphan outlived the block")
+        assert before.poll() is None  # a child from before the block is not the block's
+    finally:
+        before.kill()
+        before.wait()
+
+
+def test_reaping_in_two_threads_ends_nothing_of_the_other_s_until_both_close(tmp_path):
+    import threading
+
+    from grader.reaper import reaping
+
+    opened, closing, done = threading.Event(), threading.Event(), threading.Event()
+    found: dict[str, int] = {}
+
+    def other() -> None:
+        with reaping():
+            proc = subprocess.Popen(SLEEPER)
+            found["other"] = proc.pid
+            opened.set()
+            closing.wait(60)
+            assert proc.poll() is None  # the first block closed: this one's child still runs
+            proc.kill()
+            proc.wait()
+        done.set()
+
+    thread = threading.Thread(target=other)
+    with reaping():
+        pid = orphan(tmp_path)
+        thread.start()
+        assert opened.wait(60)
+    try:
+        assert alive(found["other"]) and alive(pid)  # the other block is open: its grading may own these
+        closing.set()
+        assert done.wait(60)
+        wait_until(lambda: not alive(pid), BOUND, "the orphan outlived the last block")
+    finally:
+        closing.set()
+        thread.join(60)
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
