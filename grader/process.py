@@ -2,8 +2,10 @@
 
 A grading runs in a process group of its own (POSIX), or a new console process group (Windows), so
 a Ctrl-C in the terminal is for the command alone, which then ends the grading; the tree is killed
-with ``killpg`` where there is one, else by walking it (psutil). The grading child ends itself when
-it finds its parent gone, after a SIGKILL (grader/conftest.py, grader/worker.py).
+with ``killpg`` where there is one, else by walking it (psutil). What left the group (``setsid``, a
+double fork) is found by grader/reaper.py. A grading runs in a temporary folder of its own. The
+grading child ends itself when it finds its parent gone, after a SIGKILL (grader/conftest.py,
+grader/worker.py).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def grading_env() -> dict[str, str]:
 
 
 Stalled = Callable[[], str | None]
-"""Polled while a grading runs: the test that has run far past its time limit, if any."""
+"""Polled while a grading runs: the test that has run far past its time limit, if any (or a word
+that the grading's report is complete and it lingers: grader/run.py, ReportWatch)."""
 
 
 class Cancelled(Exception):  # noqa: N818 - not an error: a grading no longer wanted

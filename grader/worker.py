@@ -17,7 +17,10 @@ Neither the worker nor a grading outlives ``drill watch``: the worker runs in it
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
 it is told to stop (SIGTERM, SIGINT, SIGHUP), and, should ``drill watch`` die without a word
 (SIGKILL), finds it gone (its stdin ends, or its parent changes) and ends with its grading. The
-grading itself, in turn, ends when it finds the worker gone (grader/conftest.py).
+grading itself, in turn, ends when it finds the worker gone (grader/conftest.py). On Linux the
+worker is a child subreaper: what a grading started and that left its group (``setsid``, a double
+fork) is re-parented to the worker, which ends it once the grading is over (grader/reaper.py). Each
+fork runs in a temporary folder of its own, removed after it.
 """
 
 from __future__ import annotations
