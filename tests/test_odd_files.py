@@ -185,3 +185,31 @@ def test_the_reader_reads_a_file_up_to_the_limit_and_no_more(tmp_path):
     with pytest.raises(UnreadableFile) as caught:
         read_solution(tmp_path / "missing.py")
     assert caught.value.missing
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "big"])
+def test_the_grader_run_on_its_own_fails_an_odd_file_without_hanging(kind, tmp_path):
+    """``python -m pytest grader --impl FILE``: the grading child reads the file the same way."""
+    path = tmp_path / "engine.py"
+    says = make_odd(path, kind)
+    began = time.monotonic()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "grader",
+            "-p",
+            "no:cacheprovider",
+            f"--impl={path}",
+            "-m",
+            "unbroadcast",
+            "-q",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=2 * BOUND,
+    )
+    assert time.monotonic() - began < BOUND
+    assert proc.returncode == 1 and says in " ".join(proc.stdout.split()), proc.stdout[-2000:]
