@@ -317,3 +317,40 @@ def test_reaping_in_two_threads_ends_nothing_of_the_other_s_until_both_close(tmp
         thread.join(60)
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp_path):
+    """In a terminal, with keys: after each save's grading no copy of the warm worker (the setsid
+    child of its fork) remains, and after q neither the worker nor anything else of the watch."""
+    pytest.importorskip("pexpect")
+    pytest.importorskip("pyte")
+    from tests.terminal import Pty
+
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    failing = REFERENCE_SOURCE + "\n\ndef unbroadcast(grad, shape):\n    return grad\n"
+    path = start_drill(tmp_path, escaping(folder, "setsid", failing))
+    watch = Pty([sys.executable, "-m", "drills", "watch", "--oracle", "replay"])
+    try:
+        wait_until(lambda: escapees(folder), 120, "the first grading did not run the user's code")
+        workers = {int(line.split()[0]) for line in _children(watch.child.pid)}
+        assert len(workers) == 1, workers
+        for save in range(1, 4):
+            seen = escapees(folder)
+            wait_until(
+                lambda seen=seen: not any(alive(p) for p in seen),
+                BOUND,
+                f"a copy of the worker outlived save {save - 1}",
+            )
+            path.write_text(escaping(folder, "setsid", failing + f"\n# save {save}\n"))
+            wait_until(lambda seen=seen: len(escapees(folder)) > len(seen), BOUND * 2, f"save {save} was not graded")
+        wait_until(
+            lambda: not any(alive(p) for p in escapees(folder)), BOUND, "a copy of the worker outlived the last save"
+        )
+        assert {int(line.split()[0]) for line in _children(watch.child.pid)} == workers  # still one worker, the same
+        watch.child.send("q")
+        assert watch.end() == 0
+    finally:
+        watch.kill()
+    wait_until(lambda: not any(alive(p) for p in workers), BOUND, f"the warm worker outlived q: {workers}")
+    assert len(escapees(folder)) >= 4
