@@ -342,7 +342,10 @@ class WarmRunner:
         while stalled is not None and not select.select([proc.stdout], [], [], POLL_SECONDS / 4)[0]:
             if not stopped and not self.cancelled and stalled() is not None:
                 stopped = True
-                os.kill(proc.pid, signal.SIGUSR1)  # the worker kills the fork, and replies
+                try:
+                    os.kill(proc.pid, signal.SIGUSR1)  # the worker kills the fork, and replies
+                except ProcessLookupError:  # it died: its stdout ends
+                    pass
         return proc.stdout.readline(), stopped
 
     def _grade(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
