@@ -213,3 +213,13 @@ def test_the_grader_run_on_its_own_fails_an_odd_file_without_hanging(kind, tmp_p
     )
     assert time.monotonic() - began < BOUND
     assert proc.returncode == 1 and says in " ".join(proc.stdout.split()), proc.stdout[-2000:]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_pause_and_resume_do_not_hang_on_an_odd_file(kind, tmp_path):
+    """Their clock event records the file's digest: an odd file has none (it used to be read whole, for good)."""
+    path = start_drill(tmp_path, REFERENCE_SOURCE)
+    make_odd(path, kind)
+    for command in ("pause", "resume"):
+        status, out, err, seconds, _ = run_bounded([command])
+        assert status == 0 and "Traceback" not in out + err and seconds < BOUND, out + err
