@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import REFERENCE_SOURCE, ROOT, in_unbroadcast, spawn_drill, start_drill, wait_until
+from tests.test_odd_files import Lines
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, a child subreaper")
 
@@ -204,17 +205,14 @@ def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(how, tmp_
     began = time.monotonic()
     proc = spawn_drill("watch", env={"COLUMNS": "300", "DRILL_CHECK_TIMEOUT": "120"})
     try:
-        assert proc.stdout is not None
-        lines: list[str] = []
-
-        def stopped() -> bool:
-            lines.append(proc.stdout.readline())
-            return "could not be stopped inside the test" in lines[-1]
-
-        wait_until(stopped, 100, f"no verdict: {lines}")
+        lines = Lines(proc)
+        wait_until(
+            lambda: any("could not be stopped inside the test" in line for line in lines), 100, f"no verdict: {lines}"
+        )
         seconds = time.monotonic() - began
         path.write_text(REFERENCE_SOURCE)
-        out, err = proc.communicate(timeout=120)
+        proc.wait(timeout=120)
+        out, err = lines.text(), proc.stderr.read() if proc.stderr else ""
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

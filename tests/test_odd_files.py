@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -142,18 +143,17 @@ def test_drill_watch_says_it_on_screen_and_keeps_watching(tmp_path):
     make_odd(path, "fifo")
     proc = spawn_drill("watch")
     try:
-        assert proc.stdout is not None
-        seen: list[str] = []
-
-        def said_it() -> bool:
-            seen.append(proc.stdout.readline())
-            return "named pipe" in seen[-1]
-
-        wait_until(said_it, BOUND, f"drill watch did not say the FIFO was odd: {seen}")
+        seen = Lines(proc)
+        wait_until(
+            lambda: any("named pipe" in line for line in seen),
+            BOUND,
+            f"drill watch did not say the FIFO was odd: {seen}",
+        )
         assert proc.poll() is None  # still watching
         path.unlink()
         path.write_text(REFERENCE_SOURCE)
-        out, err = proc.communicate(timeout=120)
+        proc.wait(timeout=120)
+        out, err = seen.text(), proc.stderr.read() if proc.stderr else ""
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
@@ -161,6 +161,22 @@ def test_drill_watch_says_it_on_screen_and_keeps_watching(tmp_path):
     assert proc.returncode == 0, out + err
     assert "Traceback" not in out + err
     assert "passed" in out
+
+
+class Lines(list[str]):
+    """The lines ``proc`` prints, as they come, read by a thread: a wait on them never blocks on a
+    read (a watch that hangs prints nothing, and the wait must still end)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        super().__init__()
+        assert proc.stdout is not None
+        self.reader = threading.Thread(target=lambda: self.extend(iter(proc.stdout.readline, "")), daemon=True)
+        self.reader.start()
+
+    def text(self) -> str:
+        """All it printed, once it has ended."""
+        self.reader.join(timeout=BOUND)
+        return "".join(self)
 
 
 # ---------------------------------------------------------------------------- the reader itself
