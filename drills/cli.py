@@ -373,6 +373,8 @@ def grade(
 
     The API an engine file must follow, and the JSON of --json, are described in docs/contract.md of the repository.
 
+    FILE must be a regular file of at most 1 MiB.
+
     Exit status: 0 all graded targets passed, 1 some failed, 2 bad usage or unreadable file.
     """
     from drills.commands.grade import grade as grade_any

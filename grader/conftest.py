@@ -327,14 +327,15 @@ class Reporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """With a thread of the user's left running, the interpreter's exit would wait for it: end now."""
-        if self.lingering:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
-            os._exit(self.exitstatus)
+        """The report is complete: end now. The interpreter's exit would wait for a thread of the
+        user's left running, and run the user's ``atexit`` handlers and finalizers, any of which
+        may hang and hold the verdict to the check's limit."""
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(self.exitstatus)
 
 
 def _watch_parent(parent: int, interval: float = 0.2) -> None:

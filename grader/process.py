@@ -2,8 +2,10 @@
 
 A grading runs in a process group of its own (POSIX), or a new console process group (Windows), so
 a Ctrl-C in the terminal is for the command alone, which then ends the grading; the tree is killed
-with ``killpg`` where there is one, else by walking it (psutil). The grading child ends itself when
-it finds its parent gone, after a SIGKILL (grader/conftest.py, grader/worker.py).
+with ``killpg`` where there is one, else by walking it (psutil). What left the group (``setsid``, a
+double fork) is found by grader/reaper.py. A grading runs in a temporary folder of its own. The
+grading child ends itself when it finds its parent gone, after a SIGKILL (grader/conftest.py,
+grader/worker.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
+
+from grader.reaper import LINUX, kill_attached, reaping
 
 GRADER = Path(__file__).resolve().parent
 
@@ -39,7 +43,8 @@ def grading_env() -> dict[str, str]:
 
 
 Stalled = Callable[[], str | None]
-"""Polled while a grading runs: the test that has run far past its time limit, if any."""
+"""Polled while a grading runs: the test that has run far past its time limit, if any (or a word
+that the grading's report is complete and it lingers: grader/run.py, ReportWatch)."""
 
 
 class Cancelled(Exception):  # noqa: N818 - not an error: a grading no longer wanted
@@ -106,11 +111,13 @@ def own_group() -> dict[str, Any]:
 
 
 def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
-    """A fresh interpreter per grading: the simple, slower way (drill check, drill grade)."""
-    with tempfile.TemporaryFile() as output:
+    """A fresh interpreter per grading: the simple, slower way (drill check, drill grade). It runs in
+    a temporary folder (the user's relative writes land there, and go with it), and what it started
+    ends with it, however it left its group (grader/reaper.py)."""
+    with tempfile.TemporaryFile() as output, grading_folder() as folder, reaping():
         proc = subprocess.Popen(
             [sys.executable, "-m", "pytest", *args],
-            cwd=GRADER.parent,
+            cwd=folder,
             env=grading_env(),
             # A file, not a pipe: a process the user's code started may hold it open after the grading ends.
             stdout=output,
@@ -119,6 +126,14 @@ def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None =
             **own_group(),
         )
         return wait_for(proc, output, timeout, stalled)
+
+
+@contextmanager
+def grading_folder() -> Iterator[str]:
+    """A fresh, empty working folder for one grading, removed after it: the user's code may write
+    relative paths, which must land nowhere near the project (the grader's own paths are absolute)."""
+    with tempfile.TemporaryDirectory(prefix="drill-cwd-", ignore_cleanup_errors=True) as folder:
+        yield folder
 
 
 def wait_for(
@@ -147,23 +162,15 @@ def wait_for(
 
 def kill_tree(pid: int) -> None:
     """Kill the process group led by ``pid`` (the grading and whatever the user's code started);
-    where there are no process groups, the process and its descendants."""
+    where there are no process groups, the process and its descendants. Where there is no child
+    subreaper (not Linux), the descendants that left the group are found first, while their
+    parents live (psutil); on Linux ``reaping`` (grader/reaper.py) finds them after."""
+    if not LINUX:
+        kill_attached(pid)
     try:
         if hasattr(os, "killpg"):
             os.killpg(pid, signal.SIGKILL)
             return
     except (ProcessLookupError, PermissionError):
         return
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        tree = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return
-    for process in tree:
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(tree, timeout=5)
+    kill_attached(pid, root=True)

@@ -153,7 +153,8 @@ class Report:
 
 
 class ReportWatch:
-    """Polled while a grading runs: the test that has run far past its time limit, if any.
+    """Polled while a grading runs: the test that has run far past its time limit, if any; or, once
+    the report is complete and the grading has not exited ``LINGER`` later, a word that says so.
 
     The grading child stops such a test itself (SIGALRM, or its watchdog thread); this catches
     what it cannot stop: one blocking call, where only killing the process helps.
@@ -161,16 +162,25 @@ class ReportWatch:
 
     GRACE = 2.0
     """Seconds past twice the time limit before the grading is stopped from outside."""
+    LINGER = 1.0
+    """Seconds a grading may take to exit once its report is complete: then its verdict is taken and
+    it is stopped (the user's ``atexit`` handlers or finalizers must not hold it; grader/conftest.py
+    ends the child first, without them)."""
 
     def __init__(self, report: Report, test_seconds: float) -> None:
         self.report = report
         self.limit = 2 * test_seconds + self.GRACE if test_seconds > 0 else None
+        self.finished_at: float | None = None
 
     def __call__(self) -> str | None:
+        report = self.report.read()
+        if report.finished:
+            self.finished_at = self.finished_at or time.monotonic()
+            return "(the report is complete)" if time.monotonic() - self.finished_at > self.LINGER else None
         if self.limit is None:
             return None
-        running = self.report.read().running
-        return running if running is not None and time.monotonic() - self.report.since > self.limit else None
+        running = report.running
+        return running if running is not None and time.monotonic() - report.since > self.limit else None
 
 
 def why_it_stopped(status: int, limits: Limits) -> str:

@@ -26,6 +26,7 @@ from types import FrameType, ModuleType
 from grader.blame import Blame
 from grader.catalog import listed
 from grader.check import GradeFailure, TestTimeout
+from grader.solution_file import UnreadableFile, read_solution
 
 MODULE_NAME = "drill_solution"
 FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "autograd", "micrograd", "tinygrad"}
@@ -165,9 +166,10 @@ def _smuggled(module: ModuleType) -> str | None:
 
 def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
     """Import the user's file by path, or the verdict that explains why it cannot be graded."""
-    if not path.is_file():
-        return GradeFailure(f"{path} does not exist")
-    source = path.read_bytes()
+    try:
+        source = read_solution(path)
+    except UnreadableFile as exc:
+        return GradeFailure(str(exc))
     if not source.strip():
         return GradeFailure(f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}")
     refusal = forbidden_imports(source, str(path))

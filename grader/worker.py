@@ -17,7 +17,10 @@ Neither the worker nor a grading outlives ``drill watch``: the worker runs in it
 Ctrl-C in the terminal is for ``drill watch``, which stops it), kills the grading under way when
 it is told to stop (SIGTERM, SIGINT, SIGHUP), and, should ``drill watch`` die without a word
 (SIGKILL), finds it gone (its stdin ends, or its parent changes) and ends with its grading. The
-grading itself, in turn, ends when it finds the worker gone (grader/conftest.py).
+grading itself, in turn, ends when it finds the worker gone (grader/conftest.py). On Linux the
+worker is a child subreaper: what a grading started and that left its group (``setsid``, a double
+fork) is re-parented to the worker, which ends it once the grading is over (grader/reaper.py). Each
+fork runs in a temporary folder of its own, removed after it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -38,6 +42,7 @@ from typing import IO
 from grader.process import (
     GRADER,
     PARENT_ENV,
+    STALLED,
     STOP_SIGNALS,
     TIMED_OUT,
     Cancelled,
@@ -48,6 +53,7 @@ from grader.process import (
     stopped_with_us,
     wait_for,
 )
+from grader.reaper import become_subreaper, end_descendants
 
 POLL_SECONDS = 0.2
 """How often a worker busy with a grading checks that ``drill watch`` is still there."""
@@ -67,9 +73,10 @@ def _orphaned(parent: int) -> bool:
 
 
 def _end(status: int) -> None:
-    """End the worker, and the grading under way first."""
+    """End the worker, and the grading under way first, with all it started."""
     if _grading is not None:
         kill_tree(_grading)
+    end_descendants()
     os._exit(status)
 
 
@@ -112,11 +119,13 @@ def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -
     global _grading
     read_end, write_end = os.pipe()
     worker = os.getpid()
+    folder = tempfile.mkdtemp(prefix="drill-cwd-")  # its working folder: relative writes land there
     pid = os.fork()
     if pid == 0:  # the grandchild: the user's code runs here, and only here
         code = 3
         try:
             os.setpgid(0, 0)  # its own group: a timeout kills whatever the user's code started
+            os.chdir(folder)
             for signum in STOP_SIGNALS:  # not the worker's handlers: those are for the worker
                 signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
             signal.signal(signal.SIGUSR1, signal.SIG_DFL)
@@ -163,6 +172,8 @@ def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -
     if status is None:
         _, status = os.waitpid(pid, 0)
     _grading = None
+    end_descendants()  # what left its group (setsid, a double fork): this worker adopted it
+    shutil.rmtree(folder, ignore_errors=True)
     output = tail.decode("utf-8", "replace")
     if timed_out:
         return TIMED_OUT, output
@@ -173,6 +184,7 @@ def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -
 
 def serve(stdin: IO[str], stdout: IO[str]) -> None:
     parent = _parent()
+    become_subreaper()  # the orphans of a grading are this worker's to end, not init's
     for signum in STOP_SIGNALS:
         signal.signal(signum, _on_stop)
     signal.signal(signal.SIGUSR1, _on_cancel)
@@ -199,6 +211,7 @@ def serve_once(stdin: IO[str]) -> int:
     if not line:  # drill watch ended without needing this one
         return 0
     request = json.loads(line)
+    os.chdir(request["cwd"])  # relative writes land in the grading's own folder
     output = os.open(request["output"], os.O_WRONLY | os.O_APPEND)
     os.dup2(output, 1)
     os.dup2(output, 2)
@@ -249,7 +262,7 @@ class SpawnRunner:
             try:
                 with path.open("w+b") as output:
                     try:
-                        proc.stdin.write(json.dumps({"args": args, "output": str(path)}) + "\n")
+                        proc.stdin.write(json.dumps({"args": args, "output": str(path), "cwd": tmp}) + "\n")
                         proc.stdin.close()
                     except (BrokenPipeError, OSError):  # it died while waiting: wait_for reports its status
                         pass
@@ -280,8 +293,9 @@ class SpawnRunner:
 
 class WarmRunner:
     """A Runner backed by one warm worker process that forks a grading per request (Linux); falls
-    back to a fresh worker if it dies. ``stalled`` is not needed here: on Linux the grading's own
-    SIGALRM timer stops even a blocking call."""
+    back to a fresh worker if it dies. ``stalled`` is polled as in a fresh interpreter: the grading's
+    own SIGALRM timer stops even a blocking call, unless the user's code blocked or ignored SIGALRM;
+    then the fork is stopped from here (SIGUSR1 to the worker), as grader/process.py's wait_for does."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[str] | None = None
@@ -317,11 +331,24 @@ class WarmRunner:
         with self.lock, stopped_with_us(self.stop_worker):
             self.cancelled, self.busy = False, True
             try:
-                return self._grade(args, timeout)
+                return self._grade(args, timeout, stalled)
             finally:
                 self.busy = False
 
-    def _grade(self, args: list[str], timeout: float) -> tuple[int, str]:
+    def _reply(self, proc: subprocess.Popen[str], stalled: Stalled | None) -> tuple[str, bool]:
+        """The worker's reply line ("" if it died), and whether ``stalled`` had the grading stopped."""
+        assert proc.stdout is not None
+        stopped = False
+        while stalled is not None and not select.select([proc.stdout], [], [], POLL_SECONDS / 4)[0]:
+            if not stopped and not self.cancelled and stalled() is not None:
+                stopped = True
+                try:
+                    os.kill(proc.pid, signal.SIGUSR1)  # the worker kills the fork, and replies
+                except ProcessLookupError:  # it died: its stdout ends
+                    pass
+        return proc.stdout.readline(), stopped
+
+    def _grade(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         for _ in range(2):
             if self.closed:
                 raise Cancelled
@@ -332,9 +359,9 @@ class WarmRunner:
             try:
                 proc.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
                 proc.stdin.flush()
-                line = proc.stdout.readline()
+                line, stopped = self._reply(proc, stalled)
             except (BrokenPipeError, ValueError):  # ValueError: closed meanwhile (close)
-                line = ""
+                line, stopped = "", False
             except BaseException:  # KeyboardInterrupt, SystemExit: the grading goes with the command
                 self.stop_worker()
                 raise
@@ -342,7 +369,7 @@ class WarmRunner:
                 raise Cancelled
             if line:
                 reply = json.loads(line)
-                return int(reply["status"]), str(reply["output"])
+                return STALLED if stopped else int(reply["status"]), str(reply["output"])
             self.proc = None  # the worker died: start another once
         raise RuntimeError("the grading worker keeps dying")
 

@@ -127,7 +127,7 @@ def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
     ("args", "message"),
     [
         (["grade", "no/such/file.py"], "no such file"),
-        (["grade", "tests"], "not a file"),
+        (["grade", "tests"], "is a directory, not a regular file"),
         (["grade", str(REFERENCE), "-t", "unbroadcst"], "Did you mean 'unbroadcast'"),
         (["grade", str(REFERENCE), "-t", "ful"], "Did you mean 'full'"),
     ],

@@ -46,19 +46,13 @@ def error_object(file: Path, message: str) -> dict[str, Any]:
 
 def _grade(term: Terminal, file: Path, targets: list[Target], as_json: bool, oracle: str) -> int:
     from grader.run import grade_file
+    from grader.solution_file import UnreadableFile, read_solution
     from grader.verdict import GradeError
 
     try:
-        if not file.exists():
-            raise DrillError(f"no such file: {file}")
-        if not file.is_file():
-            raise DrillError(f"not a file: {file}")
-        with file.open("rb") as f:
-            f.read(1)
-    except OSError as exc:  # unreadable, or a path the system refuses (too long, a loop of links)
-        raise DrillError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except ValueError as exc:  # a path with a NUL byte
-        raise DrillError(f"cannot read {file}: {exc}") from None
+        read_solution(file)  # missing, a FIFO, a device, a directory, a huge file: one line, at once
+    except UnreadableFile as exc:
+        raise DrillError(str(exc)) from None
     try:
         result = grade_file(file, targets, oracle=oracle)
     except GradeError as exc:

@@ -42,6 +42,7 @@ from drills.loop.session import DrillError, Started
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
 from grader.catalog import load_catalog
+from grader.solution_file import UnreadableFile, read_solution
 
 
 def interviews_folder() -> Path:
@@ -146,8 +147,8 @@ def drilled_code(source: str | None, target: str) -> str | None:
 
 def _read(file: Path) -> str | None:
     try:
-        return file.read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
+        return read_solution(file).decode("utf-8", "surrogateescape")
+    except UnreadableFile:  # missing, odd (a FIFO would hang a plain read) or too big
         return None
 
 

@@ -13,6 +13,7 @@ from drills.loop.stubs import REFERENCE, reference_for
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.catalog import FULL, find_functions, listed, load_catalog
+from grader.solution_file import UnreadableFile, read_solution
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,23 @@ def reference(history: History, drill_id: str) -> Reference:
 
 
 def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:
-    if attempt.in_progress and attempt.file.exists():
-        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
+    held = _readable(attempt.file)
+    if attempt.in_progress and held is not None:
+        return held, display(attempt.file)
     submissions = history.submissions(attempt)
     if submissions:
         readable = submissions[-1].source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         return readable, f"{display(attempt.file)} as last graded"
     if attempt.archive and Path(attempt.archive).exists():
         return Path(attempt.archive).read_text(encoding="utf-8", errors="replace"), display(Path(attempt.archive))
-    if attempt.file.exists():
-        return attempt.file.read_text(encoding="utf-8", errors="replace"), display(attempt.file)
+    if held is not None:
+        return held, display(attempt.file)
     return "", "(no source kept)"
+
+
+def _readable(path: Path) -> str | None:
+    """The file's text; None when it is missing, odd (a FIFO, a device...) or too big."""
+    try:
+        return read_solution(path).decode("utf-8", "replace")
+    except UnreadableFile:
+        return None

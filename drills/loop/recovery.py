@@ -6,6 +6,7 @@ chooses one), so a file overwritten and graded (say, while ``drill watch`` ran) 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from drills.loop.session import DrillError, archive_file
 from drills.store.history import Attempt, History, Submission
 from drills.store.paths import atomic_write, display
 from grader.catalog import listed
+from grader.solution_file import UnreadableFile, read_solution
 from grader.verdict import GradeResult
 
 
@@ -134,10 +136,18 @@ def _numbered(history: History, attempt: Attempt, save: int | None) -> tuple[Sub
     return kept[save - 1], save, len(kept)
 
 
+def _held(path: Path) -> bytes | None:
+    """What the file holds now; None when it is missing or cannot be read (odd, or too big)."""
+    try:
+        return read_solution(path)
+    except UnreadableFile:
+        return None
+
+
 def saves(history: History, drill_id: str | None = None, attempt_id: int | None = None) -> Saves:
     """``drill restore --list``: every graded save of the attempt ``recover`` would restore from."""
     (attempt, _), *others = choose(history, drill_id, attempt_id)
-    held = attempt.file.read_bytes() if attempt.file.exists() else None
+    held = _held(attempt.file)
     first: dict[bytes, int] = {}
     listed_saves = []
     for i, s in enumerate(history.submissions(attempt), start=1):
@@ -158,10 +168,14 @@ def recover(
     path = attempt.file
     raw = submission.source.encode("utf-8", "surrogateescape")
     ids = tuple(a.id for a, _ in others)
-    if path.exists() and path.read_bytes() == raw:
-        return Recovered(attempt, submission, path, None, True, ids, number, count)
     try:
-        archived = archive_file(path) if path.exists() else None
+        if read_solution(path, display(path)) == raw:
+            return Recovered(attempt, submission, path, None, True, ids, number, count)
+    except UnreadableFile as exc:  # a huge file or a symlink loop is set aside below, never read
+        if exc.odd:  # a FIFO, a device, a directory: not a file to archive
+            raise DrillError(f"{exc}: move it away, then run  drill restore  again") from None
+    try:
+        archived = archive_file(path) if os.path.lexists(path) else None
         atomic_write(path, raw)
     except OSError as exc:
         raise DrillError(f"cannot write {display(path)}: {exc.strerror or exc}") from None

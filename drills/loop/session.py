@@ -23,6 +23,7 @@ from drills.store.records import personal_best
 from grader.catalog import FULL, Target, format_time, load_catalog
 from grader.process import Runner, run_in_subprocess
 from grader.run import grade_file
+from grader.solution_file import UnreadableFile, read_solution
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
 
@@ -196,11 +197,15 @@ def check(
     history.writable()  # a history this version does not write: said before grading
     if attempt.paused:
         raise DrillError(f"the clock of {attempt.target} is paused: run  drill resume  to grade again")
-    if not attempt.file.exists():
-        raise DrillError(
-            f"{display(attempt.file)} is gone: bring back the version last graded with  drill restore, or end the attempt with  drill abandon"
-        )
-    source = attempt.file.read_bytes().decode("utf-8", "surrogateescape")  # kept byte for byte
+    try:
+        raw = read_solution(attempt.file, display(attempt.file))
+    except UnreadableFile as exc:
+        if exc.missing:
+            raise DrillError(
+                f"{display(attempt.file)} is gone: bring back the version last graded with  drill restore, or end the attempt with  drill abandon"
+            ) from None
+        raise DrillError(str(exc)) from None
+    source = raw.decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
     targets = load_catalog().drilled(attempt.target)

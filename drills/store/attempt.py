@@ -7,6 +7,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.solution_file import UnreadableFile, read_solution
+
 EDITED_WHILE_PAUSED = "edited while paused"
 CHANGED_ACROSS_REBOOT = "changed across a reboot"
 """The reasons an attempt is marked assisted by its clock: work done while the clock was stopped."""
@@ -88,6 +90,6 @@ def mark(now: float) -> tuple[str | None, float | None, float]:
 def file_sha256(path: Path) -> str | None:
     """The file's sha256, None when it cannot be read."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_solution(path)).hexdigest()
+    except UnreadableFile:  # missing, odd (a FIFO would hang a plain read), or too big
         return None

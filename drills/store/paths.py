@@ -35,7 +35,11 @@ def default_workspace() -> Path:
 def display(path: Path) -> str:
     """A path as short as it can be said: relative to the current folder when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        full = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: its folder, resolved, and its own name
+        full = path.parent.resolve() / path.name
+    try:
+        return str(full.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
