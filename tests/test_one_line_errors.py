@@ -34,7 +34,7 @@ def one_error_line(result) -> str:
     ("path", "args", "says"),
     [
         ("missing.py", (), "no such file"),
-        (".", (), "not a file"),
+        (".", (), "not a regular file"),
         ("engine", ("-t", "nope"), "unknown target 'nope'"),
         ("engine", ("--oracle", "record"), "--oracle record: choose auto, live, replay, fd"),
         ("engine", ("--oracle", "bogus"), "--oracle bogus"),
