@@ -12,7 +12,7 @@ import pytest
 
 from grader import contract as c
 from grader import notes
-from grader.batch import batched
+from grader.batch import batched, seeds
 from grader.compare import graph_order
 from grader.contract import clause
 from grader.graphs import GLUE_OPS, Glue, deep_chains, draw_glue, random_program
@@ -332,7 +332,7 @@ def test_backward_rejects_non_scalar_root(grade):
 
 
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
-@pytest.mark.parametrize("seed", range(60))
+@batched("seed", seeds(60), size=10)
 def test_backward_random_graph(grade, seed):
     rng = np.random.default_rng(seed)
     program = random_program(rng, [(3,)] * int(rng.integers(1, 4)), GLUE_OPS, draw_glue, int(rng.integers(3, 25)))
