@@ -8,8 +8,8 @@ checkout's grader (issue 25: before and after, side by side in one run, interlea
 Each side is a server process started in its checkout (``--serve``) that grades with that checkout's
 fork worker (grader/worker.py, WarmRunner), as ``drill watch`` does on Linux. Per target: the reference
 engine (the pass: request to verdict), and the target's first classic bugs of tests/mutants.toml
-(request to the first failure written to the grading's report, which streams its results as they
-happen: what a watch could show at once). A pause before each grading, as between a user's saves.
+(request to the first failure: grade_file's ``on_failure``, what a watch can show at once; main's
+grader before issue 25 tells it only with the verdict). A pause before each grading, as between a user's saves.
 The engines are this checkout's reference and mutants, for both sides.
 """
 
@@ -22,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,36 +33,34 @@ GOAL_FIRST, GOAL_VERDICT, GOAL_CORE = 0.150, 0.200, 1.0
 
 def serve() -> None:
     """One grading per request line (``{"engine": path, "targets": [ids]}``): a reply line with the
-    seconds to the first failure in the report (None: none) and to the verdict."""
+    seconds to the first failure (None: none) and to the verdict."""
     from grader.catalog import load_catalog
-    from grader.run import Report, pytest_args
+    from grader.run import grade_file
     from grader.worker import WarmRunner
 
     catalog, runner = load_catalog(), WarmRunner()
     print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
-        with tempfile.TemporaryDirectory() as tmp:
-            report = Report(Path(tmp) / "report.jsonl")
-            args = pytest_args(Path(request["engine"]), [catalog.get(t) for t in request["targets"]], report.path)
-            first: list[float] = []
-            start = time.perf_counter()
-            done = threading.Event()
-
-            def grade(args: list[str] = args, done: threading.Event = done) -> None:
-                runner(args, 120.0)
-                done.set()
-
-            threading.Thread(target=grade).start()
-            while not done.wait(0.002):
-                if not first and any(r["outcome"] == "failed" for r in report.read().results.values()):
-                    first.append(time.perf_counter() - start)
-            verdict = time.perf_counter() - start
-            report.read()
-            failed = any(r["outcome"] == "failed" for r in report.results.values())
-            if failed and not first:
-                first.append(verdict)
-        print(json.dumps({"first": first[0] if first else None, "verdict": verdict, "failed": failed}), flush=True)
+        targets = [catalog.get(t) for t in request["targets"]]
+        first: list[float] = []
+        start = time.perf_counter()
+        try:  # a grader with grade_file's on_failure (issue 25); an older one: the verdict only
+            result = grade_file(
+                Path(request["engine"]),
+                targets,
+                runner=runner,
+                on_failure=lambda _, first=first, start=start: first.append(time.perf_counter() - start),
+            )
+        except TypeError:
+            result = grade_file(Path(request["engine"]), targets, runner=runner)
+            if not result.passed:
+                first.append(time.perf_counter() - start)
+        verdict = time.perf_counter() - start
+        print(
+            json.dumps({"first": first[0] if first else None, "verdict": verdict, "failed": not result.passed}),
+            flush=True,
+        )
     runner.close()
 
 

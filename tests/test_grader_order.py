@@ -6,6 +6,8 @@ deep-chain tests use a chain three times the recursion limit in force, not longe
 """
 
 import json
+import threading
+from pathlib import Path
 
 from grader.run import grade_file, pytest_args
 from tests.mutants import MUTANTS
@@ -95,3 +97,46 @@ RETRY = """    import sys
         order.clear(), seen.clear()
         visit(root)
 """
+
+
+def test_the_first_failure_is_told_while_the_grading_runs(tmp_path, warm_runner):
+    # Told once, before the verdict; a correct engine: never.
+    mutant = next(m for m in MUTANTS if m.target == "arith")
+    engine = tmp_path / "engine.py"
+    engine.write_text(REFERENCE_SOURCE.replace(mutant.find, mutant.replace))
+    told = []
+    result = grade_file(engine, [CATALOG.get("arith")], runner=warm_runner, on_failure=told.append).get("arith")
+    assert len(told) == 1 and told[0].test in {f.test for f in result.failures}
+    assert told[0].symbol == mutant.symbol and told[0].message
+    engine.write_text(REFERENCE_SOURCE)
+    told.clear()
+    assert grade_file(engine, [CATALOG.get("arith")], runner=warm_runner, on_failure=told.append).passed
+    assert told == []
+
+
+def test_the_first_failure_is_told_before_the_grading_ends(tmp_path):
+    # A runner that reports a failure, then waits to hear of it before it ends the grading.
+    heard, in_time = threading.Event(), []
+
+    def runner(args, timeout, stalled=None):
+        report = Path(next(a for a in args if a.startswith("--report-json=")).partition("=")[2])
+        result = {"event": "result", "nodeid": "t.py::test_a", "targets": ["arith"], "outcome": "failed"}
+        lines = [{"event": "collected", "tests": {"t.py::test_a": ["arith"], "t.py::test_b": ["arith"]}}]
+        lines.append({**result, "message": "Tensor.__add__ [x]: wrong", "failure": None, "output": "", "duration": 0})
+        report.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        in_time.append(heard.wait(20))
+        with report.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({**result, "nodeid": "t.py::test_b", "outcome": "passed", "message": ""}) + "\n")
+            f.write(json.dumps({"event": "finished", "notes": []}) + "\n")
+        return 0, ""
+
+    told = []
+
+    def tell(failure):
+        told.append(failure)
+        heard.set()
+
+    result = grade_file(tmp_path / "engine.py", [CATALOG.get("arith")], runner=runner, on_failure=tell)
+    assert in_time == [True] and [f.test for f in told] == ["t.py::test_a"] == [
+        f.test for f in result.get("arith").failures
+    ]
