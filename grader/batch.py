@@ -74,5 +74,11 @@ def batched(argnames: str | Sequence[str], cases: Sequence[Any], size: int = BAT
     return wrap
 
 
+def seeds(n: int) -> list[ParameterSet]:
+    """Cases ``0`` to ``n - 1`` for a test that draws its case from a seed (a random graph): each case
+    is named by its seed, as a parametrized test's would be (``[17]``)."""
+    return [pytest.param(seed, id=str(seed)) for seed in range(n)]
+
+
 def _values(case: Any, n: int) -> tuple[Any, ...]:
     return tuple(case) if n > 1 else (case,)

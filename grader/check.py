@@ -255,7 +255,7 @@ class Grading:
     def ran(self, symbol: str, out: Any) -> str:
         """``symbol``, or the file's own derived op (DERIVED) when its closure made ``out``."""
         code = getattr(getattr(out, "_backward", None), "__code__", None)
-        if code is None or Path(code.co_filename).resolve() != self.blame.impl_path:
+        if code is None or resolved(code.co_filename) != self.blame.impl_path:
             return symbol
         made_by = self.blame.symbol_of(code.co_qualname)
         return made_by if made_by in DERIVED.get(symbol, ()) else symbol
@@ -314,6 +314,13 @@ class Grading:
         __tracebackhide__ = True
         with self.running(symbol, hint, closure_hint):
             backprop(out, cotangent)
+
+
+@cache
+def resolved(filename: str) -> Path:
+    """``filename`` resolved, once per process: ``ran`` asks it of each case's closure (a resolve
+    is a system call per part of the path)."""
+    return Path(filename).resolve()
 
 
 @cache

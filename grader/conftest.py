@@ -61,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for target in CATALOG.every:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
+    config.addinivalue_line("markers", "costly: far slower than its target's other tests: run after them")
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
     notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
@@ -85,12 +86,35 @@ def _targets_of(item: pytest.Item) -> list[str]:
     return [MARKERS[m.name].id for m in item.iter_markers() if m.name in MARKERS]
 
 
+VERDICT_PLACE = pytest.StashKey[int]()
+"""A test's place in the verdict: targets in dependency order, each target's tests in file order."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Dependency order: the failure shown first is the one to fix first.
+    """Targets run in dependency order: the failure shown first is the one to fix first.
+
+    Within a target, the verdict lists failures in file order (``VERDICT_PLACE``, the order of the
+    report's "collected" event), but the tests run so that a failure comes early: first one case of
+    every test function, in file order (each function checks its own property, often its own
+    symbol: a bug meets its test soon), then the other cases, then the tests marked ``costly``."""
+
     def rank(item: pytest.Item) -> int:
         return min((ORDER[m.name] for m in item.iter_markers() if m.name in ORDER), default=len(ORDER))
 
     items.sort(key=rank)
+    seen: set[tuple[str, str]] = set()
+    phase: dict[str, int] = {}
+    for place, item in enumerate(items):
+        item.stash[VERDICT_PLACE] = place
+        function = (item.parent.nodeid if item.parent else "", getattr(item, "originalname", item.name))
+        phase[item.nodeid] = 2 if item.get_closest_marker("costly") else 1 if function in seen else 0
+        seen.add(function)
+    items.sort(key=lambda item: (rank(item), phase[item.nodeid], item.stash[VERDICT_PLACE]))
+
+
+def verdict_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` as the verdict lists them (see pytest_collection_modifyitems)."""
+    return sorted(items, key=lambda item: item.stash.get(VERDICT_PLACE, len(items)))
 
 
 # ------------------------------------------------------------------------------ fixtures
@@ -276,7 +300,7 @@ class Reporter:
         self._write({"event": "note", "text": text})
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.targets = {item.nodeid: _targets_of(item) for item in session.items}
+        self.targets = {item.nodeid: _targets_of(item) for item in verdict_order(session.items)}
         self._write({"event": "collected", "tests": self.targets})
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:

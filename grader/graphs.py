@@ -10,6 +10,7 @@ and on torch.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,31 @@ import pytest
 from grader.blame import NODE_HINT, node_problem
 from grader.check import GradeFailure, Grading
 from grader.compare import add_into
+
+DEEP_OPS = 10_000
+"""The contract's deep chain (grader/contract.py DEEP): no recursion limit on a chain of this many ops."""
+
+
+def past_the_recursion_limit() -> int:
+    """The length of a chain that no recursion gets through: three times the recursion limit in force
+    (the user's engine may have raised it), up to the contract's 10,000 ops.
+
+    A recursive walk (topological order, or backward calling itself on each input) nests one call at
+    least per op of a chain, so it fails at 3 times the limit just as at 10,000; a walk that needs
+    no recursion does not care how long the chain is. A shorter chain checks the same, in a third of
+    the time (each op is a glue node, built and run in Python).
+    """
+    return min(DEEP_OPS, 3 * sys.getrecursionlimit())
+
+
+def deep_chains(check: Callable[[int], None]) -> None:
+    """``check(n)`` on a chain of ``past_the_recursion_limit()`` ops; again on a longer one while the
+    user's code raised the limit meanwhile (it may raise it inside backward, as it runs)."""
+    n = past_the_recursion_limit()
+    check(n)
+    while past_the_recursion_limit() > n:
+        n = past_the_recursion_limit()
+        check(n)
 
 
 def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

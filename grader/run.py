@@ -16,8 +16,10 @@ import json
 import os
 import signal
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -240,11 +242,15 @@ def grade_file(
     label: str | None = None,
     runner: Runner = run_in_subprocess,
     limits: Limits | None = None,
+    on_failure: Callable[[Failure], None] | None = None,
 ) -> GradeResult:
     """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had.
 
     A verdict is had whenever the tests were collected: a solution that hangs, crashes or exits
     the interpreter fails the test it was in (and the tests never run), with the cause.
+
+    ``on_failure`` is told the grading's first failure as soon as the report has it, while the other
+    tests still run (from another thread), and before this returns: once, if any test failed.
     """
     start = time.perf_counter()
     limits = limits or Limits.from_env()
@@ -252,7 +258,8 @@ def grade_file(
         path = Path(tmp) / "report.jsonl"
         args = pytest_args(file.resolve(), targets, path, oracle, limits)
         report = Report(path)
-        status, output = runner(args, limits.check_seconds, ReportWatch(report, limits.test_seconds))
+        with first_failure_told(path, on_failure):
+            status, output = runner(args, limits.check_seconds, ReportWatch(report, limits.test_seconds))
         report.read()
     if report.collected is None:
         tail = output.strip().splitlines()[-5:]
@@ -264,6 +271,47 @@ def grade_file(
         seconds=time.perf_counter() - start,
         notes=tuple(report.notes),
     )
+
+
+FIRST_FAILURE_POLL = 0.005
+"""Seconds between two looks at a grading's report for its first failure."""
+
+
+@contextmanager
+def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> Iterator[None]:
+    """While the block runs a grading that writes its report to ``path``, tell ``tell`` the first
+    failed test it reports, once (a thread reads the report as it grows); if the block ends first,
+    then. Tests run so that a failure comes early (grader/conftest.py): this is what a watch can
+    show at once, the full verdict following when the grading ends."""
+    if tell is None:
+        yield
+        return
+    report, done, told = Report(path), threading.Event(), threading.Lock()
+    first: list[Failure] = []
+
+    def look() -> bool:
+        with told:
+            if not first:
+                failed = next((r for r in report.read().results.values() if r["outcome"] == "failed"), None)
+                if failed is None:
+                    return False
+                record = {**(failed.get("failure") or {}), "output": failed.get("output", "")}
+                first.append(Failure.from_json({**record, "test": failed["nodeid"], "message": failed["message"]}))
+                tell(first[0])
+            return True
+
+    def poll() -> None:
+        while not done.wait(FIRST_FAILURE_POLL) and not look():
+            pass
+
+    poller = threading.Thread(target=poll, name="drill-first-failure", daemon=True)
+    poller.start()
+    try:
+        yield
+    finally:  # a grading cancelled or interrupted tells nothing more
+        done.set()
+        poller.join()
+    look()
 
 
 def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetResult:

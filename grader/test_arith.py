@@ -11,7 +11,7 @@ import pytest
 
 from grader import contract as c
 from grader import reflected
-from grader.batch import batched
+from grader.batch import batched, seeds
 from grader.check import torch_const
 from grader.contract import clause
 from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
@@ -252,7 +252,7 @@ def _draw_arith(rng, values):
 
 
 @clause(c.BROADCASTING, c.OPERANDS, c.SUB, c.DIV, c.POW, c.MATMUL, c.SHARED_WEIGHT, c.ADDS)
-@pytest.mark.parametrize("seed", range(60))
+@batched("seed", seeds(60), size=10)
 def test_arith_random_graph(grade, seed):
     rng = np.random.default_rng(1000 + seed)
     shapes = [(3, 4), (4, 4), (4,), (1, 4), (3, 1), ()][: int(rng.integers(2, 7))]

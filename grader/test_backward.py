@@ -12,10 +12,10 @@ import pytest
 
 from grader import contract as c
 from grader import notes
-from grader.batch import batched
+from grader.batch import batched, seeds
 from grader.compare import graph_order
 from grader.contract import clause
-from grader.graphs import GLUE_OPS, Glue, draw_glue, random_program
+from grader.graphs import GLUE_OPS, Glue, deep_chains, draw_glue, random_program
 
 pytestmark = pytest.mark.backward
 
@@ -170,13 +170,17 @@ def test_topological_order_shared_and_unreachable(grade):
     _check_order(grade, root, [x, y, s, t, u, root])
 
 
+@pytest.mark.costly
 @clause(c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST, c.DEEP)
-def test_topological_order_chain_10000(grade):
-    glue = Glue(grade)
-    nodes = [grade.leaf(np.ones(1))]
-    for _ in range(10_000):
-        nodes.append(glue.sin(nodes[-1]))
-    _check_order(grade, nodes[-1], nodes)
+def test_topological_order_past_the_recursion_limit(grade):
+    def check(n):
+        glue = Glue(grade)
+        nodes = [grade.leaf(np.ones(1))]
+        for _ in range(n):
+            nodes.append(glue.sin(nodes[-1]))
+        _check_order(grade, nodes[-1], nodes)
+
+    deep_chains(check)
 
 
 # ------------------------------------------------------------------------------ Tensor.backward
@@ -257,22 +261,26 @@ def test_diamond_two_leaves(grade):
     _backward_check(grade, build, [grade.rng.standard_normal(4), grade.rng.standard_normal(4)])
 
 
+@pytest.mark.costly
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.DEEP, c.DATA_INTACT, c.TOPO_INPUTS)
-def test_chain_10000(grade):
-    def build(glue, x, y, z):
-        add, mul, _, total = _ops(glue)
-        t = x
-        for i in range(10_000):
-            t = add(t, y) if i % 2 == 0 else mul(t, z)
-        return total(t)
+def test_chain_past_the_recursion_limit(grade):
+    def check(n):
+        def build(glue, x, y, z):
+            add, mul, _, total = _ops(glue)
+            t = x
+            for i in range(n):
+                t = add(t, y) if i % 2 == 0 else mul(t, z)
+            return total(t)
 
-    z = 1.0 + 1e-4 * grade.rng.standard_normal(3)
-    _backward_check(
-        grade,
-        build,
-        [grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3), z],
-        "10,000 ops deep: no recursion, an explicit stack",
-    )
+        z = 1.0 + 1e-4 * grade.rng.standard_normal(3)
+        _backward_check(
+            grade,
+            build,
+            [grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3), z],
+            f"{n:,} ops deep, past Python's recursion limit: no recursion, an explicit stack",
+        )
+
+    deep_chains(check)
 
 
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER)
@@ -324,7 +332,7 @@ def test_backward_rejects_non_scalar_root(grade):
 
 
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.TOPO_ONCE, c.TOPO_INPUTS, c.TOPO_ROOT_LAST)
-@pytest.mark.parametrize("seed", range(60))
+@batched("seed", seeds(60), size=10)
 def test_backward_random_graph(grade, seed):
     rng = np.random.default_rng(seed)
     program = random_program(rng, [(3,)] * int(rng.integers(1, 4)), GLUE_OPS, draw_glue, int(rng.integers(3, 25)))

@@ -12,7 +12,7 @@ import pytest
 
 from grader import contract as c
 from grader.contract import clause
-from grader.graphs import Glue
+from grader.graphs import Glue, deep_chains
 from grader.memory import training_peak
 
 pytestmark = pytest.mark.free_memory
@@ -40,26 +40,30 @@ def test_backward_still_correct(grade):
         grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad, "free a node only after its closure has run")
 
 
+@pytest.mark.costly
 @clause(c.SEED_ONES, c.ONCE_IN_ORDER, c.RELEASE)
-def test_chain_10000_still_correct(grade):
-    def build(glue, x, y):
-        t = x
-        for i in range(10_000):
-            t = (
-                (t + y if i % 2 == 0 else t * 1.0001)
-                if glue is None
-                else (glue.add(t, y) if i % 2 == 0 else glue.node(t.data * 1.0001, (t,), (lambda g: 1.0001 * g,)))
-            )
-        return t.sum() if glue is None else glue.total(t)
+def test_chain_past_the_recursion_limit_still_correct(grade):
+    def check(n):
+        def build(glue, x, y):
+            t = x
+            for i in range(n):
+                t = (
+                    (t + y if i % 2 == 0 else t * 1.0001)
+                    if glue is None
+                    else (glue.add(t, y) if i % 2 == 0 else glue.node(t.data * 1.0001, (t,), (lambda g: 1.0001 * g,)))
+                )
+            return t.sum() if glue is None else glue.total(t)
 
-    x, y = grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3)
-    answer = grade.oracle.vjp(lambda a, b: build(None, a, b), [x, y])
-    leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
-    root = build(Glue(grade), *leaves)
-    with grade.running("Tensor.backward"):
-        root.backward()
-    for name, leaf, grad in zip("xy", leaves, answer.grads, strict=True):
-        grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
+        x, y = grade.rng.standard_normal(3), 1e-3 * grade.rng.standard_normal(3)
+        answer = grade.oracle.vjp(lambda a, b: build(None, a, b), [x, y])
+        leaves = [grade.leaf(x, "Tensor.backward"), grade.leaf(y, "Tensor.backward")]
+        root = build(Glue(grade), *leaves)
+        with grade.running("Tensor.backward"):
+            root.backward()
+        for name, leaf, grad in zip("xy", leaves, answer.grads, strict=True):
+            grade.expect("Tensor.backward", f"{name}.grad", leaf.grad, grad)
+
+    deep_chains(check)
 
 
 @clause(c.RELEASE)
@@ -169,6 +173,7 @@ def test_repeated_backward_with_retain_graph(grade):
         grade.expect("Tensor.backward", f"{name}.grad after two backward passes", leaf.grad, grad, hint)
 
 
+@pytest.mark.costly
 @clause(c.RELEASE, c.MEMORY_FALLS)
 def test_peak_memory_stays_flat_as_training_goes_on(grade):
     """Graded by growth, not by one ratio: with each loss kept, freeing keeps the peak flat when the

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
-from grader.batch import batched
+from grader.batch import batched, seeds
 from grader.contract import clause
 from grader.graphs import Op, Step, check_beside_sin, check_program, each_op_both_orders, pick, random_program
 
@@ -221,7 +221,7 @@ def _draw_softmax(rng, values):
 
 
 @clause(c.SOFTMAX, c.LOG_SOFTMAX, c.RESHAPE, c.RESHAPE_MINUS_ONE, c.TRANSPOSE, c.ADDS)
-@pytest.mark.parametrize("seed", range(40))
+@batched("seed", seeds(40), size=10)
 def test_softmax_random_graph(grade, seed):
     rng = np.random.default_rng(3000 + seed)
     program = random_program(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from grader import contract as c
-from grader.batch import batched
+from grader.batch import batched, seeds
 from grader.contract import clause
 from grader.graphs import Op, Step, check_beside_sin, check_program, each_op_both_orders, pick, random_program
 
@@ -197,7 +197,7 @@ def _draw_unary(rng, values):
 
 
 @clause(c.SUM, c.MEAN, c.AXIS, c.KEEPDIMS, c.EXP, c.LOG, c.RELU, c.SIGMOID, c.TANH, c.ADDS)
-@pytest.mark.parametrize("seed", range(50))
+@batched("seed", seeds(50), size=10)
 def test_unary_random_graph(grade, seed):
     rng = np.random.default_rng(2000 + seed)
     program = random_program(rng, [(3, 4)] * int(rng.integers(1, 3)), UNARY_OPS, _draw_unary, int(rng.integers(3, 14)))
