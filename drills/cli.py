@@ -28,6 +28,7 @@ app = PlainTyper(
     help="autograd-drill: re-implement a tensor autograd engine from memory, against the clock.",
     add_completion=False,
     rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},  # -h too, as in pip and pytest
 )
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -85,7 +86,9 @@ def resolve_optional(typed: str | None) -> str | None:
 @app.callback(invoke_without_command=True)
 def overview(
     ctx: typer.Context,
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True)] = False,
+    version: Annotated[
+        bool, typer.Option("--version", "-V", help="Print the version and exit.", is_eager=True)
+    ] = False,
 ) -> None:
     """autograd-drill: re-implement a tensor autograd engine from memory, against the clock.
 

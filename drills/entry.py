@@ -27,6 +27,11 @@ INTERRUPTED = 130
 def main() -> None:
     code: object = 0
     safe_streams()
+    if sys.argv[1:] in (["--version"], ["-V"]):  # a fast path: the version needs none of the app
+        from drills import __version__
+
+        print(f"autograd-drill {__version__}")
+        sys.exit(0)
     from drills import cli
 
     try:
