@@ -171,3 +171,42 @@ def test_a_history_the_grader_thread_cannot_open_is_said_and_the_watch_goes_on(
         until(states, lambda s: s.graded and s.checked is not None, "a grading once the lock is gone")
     finally:
         states.close()
+
+
+def test_a_save_shows_its_first_failure_while_its_other_tests_run(history, clock, workspace, tmp_path):
+    """The real grader: unbroadcast fails its first case at once, then its next call waits for a flag
+    this test raises only once the watch has shown that failure with the grading still under way."""
+    from tests.support import in_unbroadcast
+
+    flag = tmp_path / "go"
+    session.start(history, "unbroadcast", workspace, clock)
+    code = (
+        "import builtins, os, time\n"
+        "builtins._drill_calls = getattr(builtins, '_drill_calls', 0) + 1\n"
+        "if builtins._drill_calls == 1:\n"
+        "    return np.zeros(shape)  # the first case: wrong at once\n"
+        f"while not os.path.exists({str(flag)!r}):\n"
+        "    time.sleep(0.02)\n"
+    )
+    (workspace / "unbroadcast.py").write_text(in_unbroadcast(code), encoding="utf-8")
+    states = watch_saves(history, clock, oracle="replay")
+    try:
+        early = until(states, lambda s: s.early is not None, "the first failure, before the verdict")
+        assert early.grading and not early.graded and early.early.symbol == "unbroadcast"
+        import io
+
+        from rich.console import Console
+
+        from drills.views.report import watch_screen
+
+        out = Console(width=100, record=True, file=io.StringIO())
+        out.print(watch_screen(early, clock()))
+        drawn = out.export_text()
+        assert "this save, so far" in drawn and "unbroadcast [" in drawn, drawn
+        flag.touch()
+        graded = until(states, lambda s: s.graded and s.checked is not None, "the verdict")
+        assert graded.early is None and not graded.grading
+        assert graded.first_failure is not None and graded.first_failure.symbol == "unbroadcast"
+    finally:
+        flag.touch()
+        states.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,8 +185,10 @@ def check(
     oracle: str = "auto",
     attempt: Attempt | None = None,
     runner: Runner | None = None,
+    on_failure: Callable[[Failure], None] | None = None,
 ) -> Checked:
     """Grade the attempt's file once; record the source, the splits, and the end when all targets pass.
+    ``on_failure``: told the grading's first failure while its other tests run (grader/run.py).
 
     In a drill of several targets, only the targets whose code changed since the last graded version
     are graded (drills/loop/incremental.py); the others keep their verdicts. An
@@ -220,7 +222,12 @@ def check(
             return GradeResult(display(attempt.file), (), 0.0)
         try:
             return grade_file(
-                attempt.file, these, oracle=oracle, label=display(attempt.file), runner=runner or run_in_subprocess
+                attempt.file,
+                these,
+                oracle=oracle,
+                label=display(attempt.file),
+                runner=runner or run_in_subprocess,
+                on_failure=on_failure,
             )
         except GradeError as exc:
             raise DrillError(str(exc)) from None

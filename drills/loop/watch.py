@@ -38,6 +38,7 @@ from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.catalog import load_catalog
 from grader.process import Cancelled, stopped_with_us
+from grader.verdict import Failure
 from grader.worker import warm_runner
 
 DEBOUNCE_MS = 5
@@ -119,7 +120,9 @@ class _Watch:
                 try:
                     history = history or History(self.store.path)
                     attempt = history.get(attempt_id)
-                    outcome = check(history, self.clock, oracle=self.oracle, attempt=attempt, runner=self.runner)
+                    outcome = check(
+                        history, self.clock, self.oracle, attempt, self.runner, lambda f, k=token: self._early(k, f)
+                    )
                 except Cancelled:
                     outcome = None
                 except (DrillError, HistoryError) as exc:
@@ -132,6 +135,10 @@ class _Watch:
         finally:
             if history is not None:
                 history.close()
+
+    def _early(self, token: int, failure: Failure) -> None:
+        """The grading ``token``'s first failure, told while its other tests run: on screen at once."""
+        self.events.put(("early", (token, failure)))
 
     def _read_keys(self, keys: Keys) -> None:
         while not self.stop.is_set():
@@ -206,6 +213,11 @@ class _Watch:
                 self._grade(saved=True)
             elif kind == "graded" and not self._take(*data):
                 continue  # stale: nothing to show
+            elif kind == "early":
+                token, failure = data
+                if token != self.asked or not self.busy:
+                    continue  # of a grading cancelled, or ended meanwhile
+                self.state = replace(self.state, early=failure)
             now = time.monotonic()
             if now >= look + LOOK:
                 self._refresh()
@@ -237,14 +249,14 @@ class _Watch:
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
         self.asked_on_save = saved
         self.jobs.put((self.asked, self.state.attempt.id))
-        self.state = replace(self.state, grading=True, message=None)
+        self.state = replace(self.state, grading=True, message=None, early=None)
 
     def _cancel(self) -> None:
         if self.busy:
             self.asked += 1  # its result, should it come anyway, is stale
             self.busy = False
             self.runner.cancel()
-            self.state = replace(self.state, grading=False)
+            self.state = replace(self.state, grading=False, early=None)
 
     def _take(self, token: int, outcome: Checked | str | None) -> bool:
         """A grading's result; False when it is stale (a newer one was asked for)."""
@@ -252,7 +264,7 @@ class _Watch:
             return False
         self.busy = False
         if isinstance(outcome, str):
-            self.state = replace(self.state, graded=True, grading=False, message=outcome)
+            self.state = replace(self.state, graded=True, grading=False, message=outcome, early=None)
             return True
         passed = "passed" if outcome.finished else None
         self.state = WatchState(

@@ -41,6 +41,9 @@ class WatchState:
     watcher missed follow no save seen."""
     grading: bool = False
     """A grading is under way (of the latest save): the screen marks it, the clock ticks on."""
+    early: Failure | None = None
+    """The first failure of the grading under way, told before its verdict (the verdict's own first
+    failure, in file order, may be another); None once the verdict is in."""
     message: str | None = None
     """Why the latest save could not be graded (the file is gone, the clock is paused...), or what
     a key could not do."""

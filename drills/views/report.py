@@ -268,11 +268,17 @@ def watch_footer(state: WatchState) -> Text:
 
 
 def watch_screen(state: WatchState, now: float, footer: bool = True) -> RenderableType:
-    """The live screen of ``drill watch``: the clock (and a grading under way), each target's row (how
+    """The live screen of ``drill watch``: the clock (and a grading under way, with its first failure
+    as soon as it is known), each target's row (how
     many tests failed; the first failure once, under the first failing target), and the keys (unless
     ``footer`` is False: an interview shows its own)."""
     clock = f"{format_time(state.attempt.elapsed(now))}  "
     lines: list[RenderableType] = [watch_head(state, now)]
+    if state.grading and state.early is not None:  # this save's first failure, before its verdict
+        lines += [
+            Text(" this save, so far (the rest still runs):", style="yellow"),
+            Padding(failure_view(state.early), (0, 0, 0, 5)),
+        ]
     first = state.first_failure
     for s in state.targets:
         lines.append(watch_row(s, clock))
