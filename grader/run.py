@@ -292,11 +292,11 @@ def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> It
     def look() -> bool:
         with told:
             if not first:
-                failed = next((r for r in report.read().results.values() if r["outcome"] == "failed"), None)
+                results = report.read().results
+                failed = next((nodeid for nodeid, r in results.items() if r["outcome"] == "failed"), None)
                 if failed is None:
                     return False
-                record = {**(failed.get("failure") or {}), "output": failed.get("output", "")}
-                first.append(Failure.from_json({**record, "test": failed["nodeid"], "message": failed["message"]}))
+                first.append(failure_of(failed, results[failed]))
                 tell(first[0])
             return True
 
@@ -312,6 +312,13 @@ def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> It
         done.set()
         poller.join()
     look()
+
+
+def failure_of(nodeid: str, result: dict[str, Any]) -> Failure:
+    """The Failure of a failed test, from its result in the report (its message, its failure record
+    and what it printed)."""
+    record = {**(result.get("failure") or {}), "output": result.get("output", "")}
+    return Failure.from_json({**record, "test": nodeid, "message": result["message"]})
 
 
 def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetResult:
@@ -331,8 +338,7 @@ def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetRes
             else:
                 not_run += 1
         elif result["outcome"] == "failed":
-            record = {**(result.get("failure") or {}), "output": result.get("output", "")}
-            failed.append(Failure.from_json({**record, "test": nodeid, "message": result["message"]}))
+            failed.append(failure_of(nodeid, result))
         elif result["outcome"] == "not_run":
             not_run += 1
             why_not_run.append(result["message"])

@@ -33,7 +33,7 @@ def history(term: Terminal) -> Iterator[History]:
     schema), on opening or during the command, is a one-line error naming its cause and the path
     (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
     from drills.interview.store import ensure_tables
-    from drills.store.faults import HistoryError, fault
+    from drills.store.faults import HistoryError
     from drills.store.history import open_history
     from drills.store.paths import history_path
 
@@ -54,7 +54,7 @@ def history(term: Terminal) -> Iterator[History]:
         _record_waiting(term, store)
         yield store
     except sqlite3.Error as exc:
-        raise DrillError(str(fault(exc, path, store.refusal))) from None
+        raise DrillError(str(store.fault(exc))) from None
     except HistoryError as exc:
         raise DrillError(str(exc)) from None
     finally:
@@ -68,14 +68,13 @@ def _record_waiting(term: Terminal, store: History) -> None:
     if store.refusal is not None or not pending.waiting(store.path):
         return
     from drills.loop.late import record_waiting
-    from drills.store.faults import HistoryError, fault
+    from drills.store.faults import HistoryError
     from drills.views.lines import warning_line
 
     try:
         n = record_waiting(store)
     except (sqlite3.Error, HistoryError) as exc:
-        why = fault(exc, store.path) if isinstance(exc, sqlite3.Error) else exc
-        term.err.print(warning_line(f"verdicts graded earlier still wait to be recorded: {why}"))
+        term.err.print(warning_line(f"verdicts graded earlier still wait to be recorded: {store.fault(exc)}"))
         return
     noun = "verdict" if n == 1 else "verdicts"
     term.err.print(warning_line(f"recorded {n} {noun} graded while the history could not be written"))

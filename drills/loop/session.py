@@ -16,7 +16,7 @@ from drills.loop.ladder import current_rung, rung_time
 from drills.loop.stubs import stub_for
 from drills.store import pending
 from drills.store.attempt import file_sha256
-from drills.store.faults import HistoryError, fault
+from drills.store.faults import HistoryError
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
@@ -239,7 +239,7 @@ def check(
     try:
         return record(history, attempt, when, elapsed, source, verdict, result)
     except (sqlite3.Error, HistoryError) as exc:
-        reason = str(fault(exc, history.path, history.refusal) if isinstance(exc, sqlite3.Error) else exc)
+        reason = str(history.fault(exc))
         kept = {"attempt_id": attempt.id, "graded_at": float(when), "elapsed": elapsed, "source": source}
         try:
             place = pending.keep(history.path, kept | {"result": verdict})

@@ -33,7 +33,7 @@ from drills.loop.clock import Clock
 from drills.loop.diff import compare
 from drills.loop.session import Checked, DrillError, check, require_active, target_states
 from drills.loop.watch_state import KEYS, Keys, WatchState
-from drills.store.faults import HistoryError, fault
+from drills.store.faults import HistoryError
 from drills.store.history import Attempt, History
 from drills.store.paths import display
 from grader.catalog import load_catalog
@@ -125,10 +125,10 @@ class _Watch:
                     )
                 except Cancelled:
                     outcome = None
-                except (DrillError, HistoryError) as exc:
+                except DrillError as exc:
                     outcome = str(exc)
-                except sqlite3.Error as exc:  # a fault of the history: its cause, in words
-                    outcome = str(fault(exc, self.store.path))
+                except (sqlite3.Error, HistoryError) as exc:  # a fault of the history: its cause, in words
+                    outcome = str(self.store.fault(exc))  # the same file, as the watch opened it
                 except Exception as exc:  # noqa: BLE001 - said on screen; the watch goes on
                     outcome = f"the grading failed: {exc}"
                 self.events.put(("graded", (token, outcome)))

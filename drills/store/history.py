@@ -82,6 +82,10 @@ class History:
         if self.refusal is not None:
             raise HistoryError(self.refusal)
 
+    def fault(self, exc: sqlite3.Error | HistoryError) -> HistoryError:
+        """An error met on this history, as the one line that names its cause (faults.fault)."""
+        return fault(exc, self.path, self.refusal) if isinstance(exc, sqlite3.Error) else exc
+
     def close(self) -> None:
         self.db.close()
 
