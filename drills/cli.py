@@ -95,9 +95,9 @@ def overview(
     Run [bold]drill[/] alone for the catalog and what to do next.
     """
     if version:
-        from drills import __version__
+        from drills import version_line
 
-        out.print(f"autograd-drill {__version__}")
+        out.print(version_line())
         raise typer.Exit(0)
     if ctx.invoked_subcommand is None:
         show_overview()

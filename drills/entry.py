@@ -28,9 +28,9 @@ def main() -> None:
     code: object = 0
     safe_streams()
     if sys.argv[1:] in (["--version"], ["-V"]):  # a fast path: the version needs none of the app
-        from drills import __version__
+        from drills import version_line
 
-        print(f"autograd-drill {__version__}")
+        print(version_line())
         sys.exit(0)
     from drills import cli
 

@@ -22,17 +22,27 @@ class Standing:
 
     target: str
     place: Place
-    best: float | None
-    """Its best unassisted recall time alone (a full drill's segment is a best of the full drill)."""
-    last: str
-    """Its last finished recall attempt alone: its time, "gave up", or "-"."""
-    attempts: int
-    """Its finished recall attempts alone."""
     splits: int
     """The finished full drills in which it passed (a core target; 0 for the others)."""
     card: TargetCard
     own: tuple[Attempt, ...] = ()
     """Every attempt of its own, on every rung (for ``full``: its runs), as the history keeps them."""
+
+    @property
+    def best(self) -> float | None:
+        """Its best unassisted recall time alone (a full drill's segment is a best of the full drill)."""
+        return records.personal_best(self.own, "recall")
+
+    @property
+    def last(self) -> str:
+        """Its last finished recall attempt alone: its time, "gave up", or "-"."""
+        recall = records.finished_on(self.own, "recall")
+        return "-" if not recall else "gave up" if recall[-1].time is None else format_time(recall[-1].time)
+
+    @property
+    def attempts(self) -> int:
+        """Its finished recall attempts alone."""
+        return len(records.finished_on(self.own, "recall"))
 
     @property
     def rung(self) -> str:
@@ -75,15 +85,10 @@ def standings(history: History, now: float) -> dict[str, Standing]:
     out = {}
     for drill_id in load_catalog().drill_ids:
         own = [a for a in attempts if a.target == drill_id]
-        recall = records.finished_on(own, "recall")
-        last = "-" if not recall else "gave up" if recall[-1].time is None else format_time(recall[-1].time)
         splits = sum(1 for r in done_runs if drill_id in r.splits) if drill_id in core else 0
         out[drill_id] = Standing(
             drill_id,
             place(drill_id, [*own, *runs] if drill_id in core else own),
-            records.personal_best(own, "recall"),
-            last,
-            len(recall),
             splits,
             cards[drill_id],
             tuple(own),
