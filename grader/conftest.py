@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader import batch, notes
+from grader import batch, notes, shards
 from grader.blame import Blame
 from grader.catalog import load_catalog
 from grader.check import GradeFailure, Grading, TestTimeout
@@ -48,6 +48,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--report-json", default=None, help="write each test's target, outcome and message here")
     group.addoption("--test-timeout", type=float, default=5.0, help="seconds one test may take (0: no limit)")
     group.addoption("--memory-limit-mb", type=int, default=0, help="cap the address space of the grading (0: none)")
+    group.addoption("--shards", type=int, default=1, help="processes for the tests, with a report (grader/shards.py)")
     group.addoption("--grader-tracebacks", action="store_true", help="show pytest's tracebacks (grader development)")
 
 
@@ -62,6 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
     config.addinivalue_line("markers", "costly: far slower than its target's other tests: run after them")
+    global _TIMED_OUT
+    _TIMED_OUT = shards.Timeouts([t.id for t in CATALOG.every])  # this grading's, shared by its copies
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
     notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
@@ -110,6 +113,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         phase[item.nodeid] = 2 if item.get_closest_marker("costly") else 1 if function in seen else 0
         seen.add(function)
     items.sort(key=lambda item: (rank(item), phase[item.nodeid], item.stash[VERDICT_PLACE]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """With a report, a long selection runs in ``--shards`` processes (grader/shards.py)."""
+    reporter = session.config.pluginmanager.get_plugin("drill-reporter")
+    n = session.config.getoption("shards")
+    if reporter is None or n <= 1 or session.testsfailed or session.config.option.collectonly:
+        return None  # pytest's own loop (which also stops at a collection error)
+    if sum(shards.weight(item) for item in session.items[1:]) < shards.MIN_WEIGHT:
+        return None
+    return shards.run(session, n, reporter, _watch_parent)
 
 
 def verdict_order(items: list[pytest.Item]) -> list[pytest.Item]:
@@ -197,8 +212,8 @@ def numpy_errors() -> Any:
     return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")
 
 
-_TIMED_OUT: dict[str, str] = {}
-"""Targets in which a test ran past its time limit, and that test's name."""
+_TIMED_OUT = shards.Timeouts([t.id for t in CATALOG.every])
+"""Targets in which a test ran past its time limit, and that test's name (made again for each grading)."""
 
 
 def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[None]) -> None:
@@ -273,10 +288,11 @@ class Reporter:
     """
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         self.file = path.open("w", encoding="utf-8")
         self.targets: dict[str, list[str]] = {}
         self.exitstatus = 0
-        self.lingering: list[threading.Thread] = []
+        self.others: dict[str, Any] = {"threads": [], "cut": 0}
         self.cut = 0
         """Bytes printed beyond what the grader keeps, over the whole grading."""
         parent = os.environ.get(PARENT_ENV, "")
@@ -287,24 +303,28 @@ class Reporter:
             except RuntimeError:  # no thread under a tight memory cap: drill still ends this grading itself
                 pass
 
-    def _write(self, event: dict[str, Any]) -> None:
+    def write(self, event: dict[str, Any]) -> None:
         self.file.write(json.dumps(event) + "\n")
         self.file.flush()
 
+    def fork_to(self, path: Path) -> None:
+        """In a copy of the grading (grader/shards.py): write its events to ``path`` from now on."""
+        self.path, self.file, self.cut = path, path.open("w", encoding="utf-8"), 0
+
     def case(self, case: str) -> None:
         """A generated case of the running batch starts: a heartbeat for drill's backstop."""
-        self._write({"event": "case", "case": case})
+        self.write({"event": "case", "case": case})
 
     def note(self, text: str) -> None:
         """Something the verdict should carry that is not a test's (a limit the platform lacks)."""
-        self._write({"event": "note", "text": text})
+        self.write({"event": "note", "text": text})
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.targets = {item.nodeid: _targets_of(item) for item in verdict_order(session.items)}
-        self._write({"event": "collected", "tests": self.targets})
+        self.write({"event": "collected", "tests": self.targets})
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
-        self._write({"event": "start", "nodeid": nodeid})
+        self.write({"event": "start", "nodeid": nodeid})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         lines_cut, bytes_cut = cut_in(report.user_properties, report.when or "")
@@ -312,7 +332,7 @@ class Reporter:
         not_run = getattr(report, "drill_not_run", None)
         if not_run is None and report.when != "call" and not report.failed:
             return
-        self._write(
+        self.write(
             {
                 "event": "result",
                 "nodeid": report.nodeid,
@@ -328,26 +348,42 @@ class Reporter:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.exitstatus = int(exitstatus)
-        self.lingering = [
+        self.write({"event": "finished", "notes": self.closing_notes()})
+        self.file.close()
+
+    def leftovers(self) -> dict[str, Any]:
+        """What this process's part of the grading left: the names of the threads of the user's code
+        still running, and the bytes of output cut (a copy sends them to the grading: grader/shards.py)."""
+        lingering = [
             t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()
         ]
+        return {"threads": [t.name for t in lingering], "cut": self.cut}
+
+    def absorb(self, leftovers: dict[str, Any]) -> None:
+        """Count a copy's leftovers with this process's own."""
+        self.others["threads"].extend(leftovers.get("threads", ()))
+        self.others["cut"] += int(leftovers.get("cut", 0))
+
+    def closing_notes(self) -> list[str]:
+        """What the report says as it ends: output cut, threads of the user's code left running."""
+        own = self.leftovers()
+        cut, threads = own["cut"] + self.others["cut"], [*own["threads"], *self.others["threads"]]
         notes = []
-        if self.cut:
+        if cut:
             notes.append(
-                f"your code printed {size(self.cut)} more than the grader keeps (the first {size(OUTPUT_CHARS)} "
+                f"your code printed {size(cut)} more than the grader keeps (the first {size(OUTPUT_CHARS)} "
                 "of each test): the output was cut"
             )
-        if self.lingering:
-            names = ", ".join(t.name for t in self.lingering[:3])
-            if len(self.lingering) > 3:
-                names += f" and {len(self.lingering) - 3} more"
-            many = len(self.lingering) > 1
+        if threads:
+            names = ", ".join(threads[:3])
+            if len(threads) > 3:
+                names += f" and {len(threads) - 3} more"
+            many = len(threads) > 1
             notes.append(
-                f"your code left {len(self.lingering) if many else 'a'} thread{'s' if many else ''} running ({names}); "
+                f"your code left {len(threads) if many else 'a'} thread{'s' if many else ''} running ({names}); "
                 f"{'they were' if many else 'it was'} stopped when the tests finished"
             )
-        self._write({"event": "finished", "notes": notes})
-        self.file.close()
+        return notes
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

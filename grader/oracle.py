@@ -170,10 +170,13 @@ class Npz(Mapping[str, np.ndarray]):
     pattern instead of ``ast.literal_eval`` (a full grading reads thousands of small answers)."""
 
     def __init__(self, path: Path) -> None:
+        self.path, self.pid = path, os.getpid()
         self.zip = zipfile.ZipFile(path)
         self.names = {name.removesuffix(".npy"): name for name in self.zip.namelist()}
 
     def __getitem__(self, key: str) -> np.ndarray:
+        if os.getpid() != self.pid:  # a copy of the grading (grader/shards.py): a file offset of its own
+            self.pid, self.zip = os.getpid(), zipfile.ZipFile(self.path)
         data = self.zip.read(self.names[key])
         if data[:6] != b"\x93NUMPY":
             raise ValueError(f"{key} is not an array")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader import shards
 from grader.catalog import Target
 from grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
@@ -96,62 +97,100 @@ def pytest_args(
         f"--report-json={report}",
         f"--test-timeout={limits.test_seconds}",
         f"--memory-limit-mb={limits.memory_mb}",
+        f"--shards={shards.count()}",
         "-m",
         marker,
     ]
 
 
 @dataclass
+class _Source:
+    """One process's report file (a grading's own, or one of its copies': grader/shards.py)."""
+
+    path: Path
+    offset: int = 0
+    running: str | None = None
+    """The test started last there and not finished."""
+    since: float = field(default_factory=time.monotonic)
+    """When it last showed progress: a test started or ended, or a case of a batch started."""
+
+
+@dataclass
 class Report:
     """What the grading child has written so far (grader/conftest.py, Reporter): JSON lines, each
-    flushed as it happens, read as they grow. A line cut short by a crash is never read."""
+    flushed as it happens, read as they grow. A line cut short by a crash is never read. A grading
+    that runs its tests in several processes names their reports in a "shards" event: they are read
+    with it, as one report."""
 
     path: Path
     collected: dict[str, list[str]] | None = None
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
-    running: str | None = None
-    """The test started last and not finished."""
-    since: float = field(default_factory=time.monotonic)
-    """When the report last showed progress: a test started or ended, or a case of a batch started."""
     finished: bool = False
     notes: list[str] = field(default_factory=list)
-    offset: int = 0
+    sources: list[_Source] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.sources = [_Source(self.path)]
+
+    @property
+    def running(self) -> str | None:
+        """The test the grading process was running and did not finish; else the one a copy of it
+        was running (a grading that ended because that copy died: grader/shards.py)."""
+        return next((source.running for source in self.sources if source.running is not None), None)
+
+    def longest_running(self) -> tuple[str, float] | None:
+        """The test running longest without progress, and when it last showed some."""
+        busy = [source for source in self.sources if source.running is not None]
+        if not busy:
+            return None
+        source = min(busy, key=lambda source: source.since)
+        assert source.running is not None
+        return source.running, source.since
 
     def read(self) -> Report:
         """Take in the lines written since the last read."""
-        try:
-            with self.path.open("rb") as f:
-                f.seek(self.offset)
-                chunk = f.read()
-        except FileNotFoundError:
-            return self
-        complete = chunk[: chunk.rfind(b"\n") + 1]
-        self.offset += len(complete)
-        for line in complete.decode("utf-8", "replace").splitlines():
+        for source in list(self.sources):
             try:
-                self._take(json.loads(line))
-            except (json.JSONDecodeError, KeyError, TypeError):
+                with source.path.open("rb") as f:
+                    f.seek(source.offset)
+                    chunk = f.read()
+            except FileNotFoundError:
                 continue
+            complete = chunk[: chunk.rfind(b"\n") + 1]
+            source.offset += len(complete)
+            for line in complete.decode("utf-8", "replace").splitlines():
+                try:
+                    self._take(json.loads(line), source)
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
         return self
 
-    def _take(self, event: dict[str, Any]) -> None:
+    def _note(self, text: object) -> None:
+        if str(text) not in self.notes:  # a note is given once per process: once per grading here
+            self.notes.append(str(text))
+
+    def _take(self, event: dict[str, Any], source: _Source) -> None:
         kind = event.get("event")
         if kind in ("start", "result", "case"):  # a case of a batch is timed as a test is
-            self.since = time.monotonic()
+            source.since = time.monotonic()
         if kind == "collected":
             self.collected = event["tests"]
         elif kind == "start":
-            self.running = event["nodeid"]
+            source.running = event["nodeid"]
         elif kind == "result":  # a failed setup or call outweighs a passed one
             if event["nodeid"] not in self.results or event["outcome"] == "failed":
                 self.results[event["nodeid"]] = event
-            if event["nodeid"] == self.running:
-                self.running = None
+            if event["nodeid"] == source.running:
+                source.running = None
         elif kind == "note":
-            self.notes.append(str(event["text"]))
+            self._note(event["text"])
+        elif kind == "shards":
+            self.sources.extend(_Source(Path(file)) for file in event["files"])
+            self.read()
         elif kind == "finished":
             self.finished = True
-            self.notes.extend(str(note) for note in event.get("notes", ()))
+            for note in event.get("notes", ()):
+                self._note(note)
 
 
 class ReportWatch:
@@ -181,8 +220,8 @@ class ReportWatch:
             return "(the report is complete)" if time.monotonic() - self.finished_at > self.LINGER else None
         if self.limit is None:
             return None
-        running = report.running
-        return running if running is not None and time.monotonic() - report.since > self.limit else None
+        longest = report.longest_running()
+        return longest[0] if longest is not None and time.monotonic() - longest[1] > self.limit else None
 
 
 def why_it_stopped(status: int, limits: Limits) -> str:
@@ -265,9 +304,11 @@ def grade_file(
         tail = output.strip().splitlines()[-5:]
         raise GradeError(f"the grader stopped before running any test (exit status {status}): " + " / ".join(tail))
     stopped = None if report.finished else why_it_stopped(status, limits)
+    longest = report.longest_running() if status in (STALLED, TIMED_OUT) else None
+    culprit = longest[0] if longest is not None else report.running  # stopped from outside: the one that ran on
     return GradeResult(
         file=label if label is not None else str(file),
-        targets=tuple(_summarize(t.id, report, stopped) for t in targets),
+        targets=tuple(_summarize(t.id, report, stopped, culprit) for t in targets),
         seconds=time.perf_counter() - start,
         notes=tuple(report.notes),
     )
@@ -321,9 +362,9 @@ def failure_of(nodeid: str, result: dict[str, Any]) -> Failure:
     return Failure.from_json({**record, "test": nodeid, "message": result["message"]})
 
 
-def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetResult:
+def _summarize(target_id: str, report: Report, stopped: str | None, culprit: str | None) -> TargetResult:
     """A target's verdict. A test with no result was not run (the check stopped first), except the
-    one that was running when the process died: it failed, with the cause as its message."""
+    one that was running when the process died (``culprit``): it failed, with the cause as its message."""
     assert report.collected is not None
     tests = [nodeid for nodeid, owners in report.collected.items() if target_id in owners]
     failed: list[Failure] = []
@@ -332,7 +373,7 @@ def _summarize(target_id: str, report: Report, stopped: str | None) -> TargetRes
     for nodeid in tests:
         result = report.results.get(nodeid)
         if result is None:
-            if stopped is not None and nodeid == report.running:
+            if stopped is not None and nodeid == culprit:
                 text = f"{nodeid.split('::')[-1]}: {stopped}"
                 failed.insert(0, Failure(nodeid, text, text=text))  # the cause first
             else:

@@ -1,0 +1,130 @@
+"""One grading in several processes (grader/shards.py): every test run once, in one of them; a copy
+that dies, hangs or prints ends the grading as one process would, naming the test it was in."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from grader import shards
+from grader.catalog import load_catalog
+from grader.process import run_in_subprocess
+from grader.run import Limits, grade_file, pytest_args
+from tests.support import REFERENCE, REFERENCE_SOURCE
+
+CATALOG = load_catalog()
+EXP_BODY = '        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")\n'
+
+
+def in_copies_exp(code: str, elsewhere: str = "pass") -> str:
+    """The reference, whose ``Tensor.exp`` runs ``code`` first in a copy of the grading (a process
+    other than the one that imported the file), and ``elsewhere`` in the grading itself."""
+    assert REFERENCE_SOURCE.count(EXP_BODY) == 1 and REFERENCE_SOURCE.count("import numpy as np\n") == 1
+    source = REFERENCE_SOURCE.replace(
+        "import numpy as np\n", "import numpy as np\nimport os as _os\n\n_ROOT = _os.getpid()\n"
+    )
+    inserted = "        if _os.getpid() != _ROOT:\n" + "".join(f"            {line}\n" for line in code.splitlines())
+    inserted += "        else:\n" + "".join(f"            {line}\n" for line in elsewhere.splitlines())
+    return source.replace(EXP_BODY, inserted + EXP_BODY)
+
+
+@pytest.fixture
+def two(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(shards.SHARDS_ENV, "2")
+
+
+def graded(tmp_path: Path, source: str, *targets: str, **limits: float) -> object:
+    file = tmp_path / "engine.py"
+    file.write_text(source, encoding="utf-8")
+    chosen = [CATALOG.get(t) for t in targets]
+    return grade_file(file, chosen, runner=run_in_subprocess, limits=Limits(**limits) if limits else None)
+
+
+def test_every_test_runs_once_in_one_of_the_processes(tmp_path: Path, two: None) -> None:
+    report = tmp_path / "report.jsonl"
+    targets = [CATALOG.get("unbroadcast"), CATALOG.get("unary")]
+    status, output = run_in_subprocess(pytest_args(REFERENCE, targets, report), 300)
+    assert status == 0, output
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    (split,) = [e for e in events if e["event"] == "shards"]
+    copy = [json.loads(line) for line in Path(split["files"][0]).read_text().splitlines()]
+    collected = next(e["tests"] for e in events if e["event"] == "collected")
+    started = [e["nodeid"] for e in events + copy if e["event"] == "start"]
+    assert sorted(started) == sorted(collected), "each test started exactly once"
+    assert len([e for e in copy if e["event"] == "start"]) > len(collected) / 4, "the copy had a fair share"
+    assert copy[-1]["event"] == "shard-done" and events[-1]["event"] == "finished"
+
+
+def test_one_process_and_two_give_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong = REFERENCE_SOURCE.replace("self.grad += out.data * out.grad", "self.grad += out.grad")
+    verdicts = []
+    for n in ("1", "2"):
+        monkeypatch.setenv(shards.SHARDS_ENV, n)
+        result = graded(tmp_path, wrong, "unbroadcast", "unary")
+        verdicts.append([(t.target, t.tests, t.failed, sorted(f.test for f in t.failures)) for t in result.targets])
+    assert verdicts[0] == verdicts[1]
+    assert verdicts[0][1][2] > 0, "the wrong exp fails"
+
+
+def test_a_copy_that_exits_ends_the_grading_naming_its_test(tmp_path: Path, two: None) -> None:
+    result = graded(tmp_path, in_copies_exp("_os._exit(3)"), "unbroadcast", "unary")
+    unbroadcast, unary = result.targets
+    assert unbroadcast.passed
+    assert unary.failed == 1, unary
+    failure = unary.failures[0]
+    assert "exp" in failure.test and "ended with status 3 in the middle of the tests" in failure.message
+
+
+def test_a_copy_killed_by_a_signal_is_named(tmp_path: Path, two: None) -> None:
+    result = graded(tmp_path, in_copies_exp(f"_os.kill(_os.getpid(), {int(signal.SIGSEGV)})"), "unary")
+    (unary,) = result.targets
+    assert unary.failed == 1 and "segmentation fault" in unary.failures[0].message, unary
+
+
+def test_a_copy_past_its_time_limit_stops_its_target(tmp_path: Path, two: None) -> None:
+    result = graded(tmp_path, in_copies_exp("while True:\n    pass"), "unary", test_seconds=1.0)
+    (unary,) = result.targets
+    assert any("took longer than 1 s" in f.message for f in unary.failures), unary
+    assert unary.not_run > 0 and "ran past its time limit" in unary.not_run_reason
+
+
+def test_what_a_copy_writes_to_its_descriptors_stays_with_its_test(tmp_path: Path, two: None) -> None:
+    says = "_os.write(1, b'from the {}\\n' * 200)\nreturn self * 0"
+    result = graded(tmp_path, in_copies_exp(says.format("copy"), says.format("grading")), "unary")
+    (unary,) = result.targets
+    assert unary.failed > 1
+    for failure in unary.failures:  # each test's own output, whole, whichever process ran it
+        assert sorted(set(failure.output.splitlines())) in (["from the copy"], ["from the grading"]), failure.output
+    assert {f.output.splitlines()[0] for f in unary.failures} == {"from the copy", "from the grading"}
+
+
+def test_timeouts_are_seen_by_every_process() -> None:
+    timeouts = shards.Timeouts(["unary", "softmax"])
+    pid = os.fork()
+    if pid == 0:
+        timeouts.setdefault("softmax", "test_softmax_rows[3]")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert "unary" not in timeouts and timeouts["softmax"] == "test_softmax_rows[3]"
+    assert timeouts.setdefault("softmax", "another") == "test_softmax_rows[3]"
+
+
+def test_shares_keep_the_run_order_and_balance_the_weight() -> None:
+    class Item:
+        def __init__(self, n: int, costly: bool = False) -> None:
+            self.n, self.costly = n, costly
+
+        def get_closest_marker(self, name: str) -> object:
+            return self.costly if name == "costly" else None
+
+    items = [Item(i, costly=i in (7, 8)) for i in range(30)]
+    dealt = shards.split(items, 2)  # type: ignore[arg-type]
+    assert sorted(i.n for share in dealt for i in share) == list(range(30))
+    assert all([i.n for i in share] == sorted(i.n for i in share) for share in dealt)
+    assert {7, 8} & {i.n for i in dealt[0]} and {7, 8} & {i.n for i in dealt[1]}, "the costly tests apart"
+    loads = [sum(shards.weight(i) for i in share) for share in dealt]  # type: ignore[arg-type]
+    assert max(loads) - min(loads) <= 10
