@@ -2,8 +2,9 @@
 
 On Linux, a grading with a report (``--report-json``) and ``--shards N`` runs its first test alone,
 which imports the user's file and opens the oracle once for all, then forks ``N - 1`` copies of
-itself. Each process runs its share of the other tests, in the run order of grader/conftest.py,
-shares balanced by weight (``split``). Each copy writes its events to a report of its own beside the
+itself. The other tests wait in a queue, in the run order of grader/conftest.py, and each process
+takes the next one whenever it is free (``Queue``): the processes end together, and the quick,
+discriminating tests still run first. Each copy writes its events to a report of its own beside the
 grading's (``report.jsonl.1``, ...), named in the main report's "shards" event; grader/run.py reads
 them all as one. The grading waits for its copies before it writes "finished".
 
@@ -62,16 +63,27 @@ def weight(item: pytest.Item) -> float:
     return base * 10 if item.get_closest_marker("costly") else base
 
 
-def split(items: Sequence[pytest.Item], n: int) -> list[list[pytest.Item]]:
-    """``items`` dealt to ``n`` shares, each in the run order: each test goes to the share that has the
-    least weight so far, so that each share starts with quick tests and none ends long after the others."""
-    shares: list[list[pytest.Item]] = [[] for _ in range(n)]
-    load = [0.0] * n
-    for item in items:
-        k = load.index(min(load))
-        shares[k].append(item)
-        load[k] += weight(item)
-    return shares
+class Queue:
+    """The tests still to run, in the run order, which the processes of a grading take one at a time
+    as each becomes free (a pipe of 4-byte indexes, filled and closed for writing before the copies
+    fork: a read of 4 bytes is atomic, and an empty pipe reads as its end)."""
+
+    def __init__(self, items: Sequence[pytest.Item]) -> None:
+        if 4 * len(items) > QUEUE_BYTES:
+            raise ValueError(f"{len(items)} tests do not fit in a pipe")
+        self.items = list(items)
+        self.read_end, write_end = os.pipe()
+        os.write(write_end, b"".join(i.to_bytes(4, "little") for i in range(len(self.items))))
+        os.close(write_end)
+
+    def take(self) -> pytest.Item | None:
+        """The next test no process has taken; None when there is none."""
+        data = os.read(self.read_end, 4)
+        return self.items[int.from_bytes(data, "little")] if len(data) == 4 else None
+
+
+QUEUE_BYTES = 65536
+"""What a pipe holds on Linux without a reader: 16,384 tests."""
 
 
 class Timeouts:
@@ -133,25 +145,23 @@ def run(session: pytest.Session, n: int, reporter: Reporting, watch_parent: Call
     """Run ``session``'s tests in ``n`` processes (see the module's docstring); True: they ran."""
     items = list(session.items)
     protocol = session.config.hook.pytest_runtest_protocol
-    shares = split(items[1:], n)
     protocol(item=items[0], nextitem=items[1])  # the user's file imported, the oracle open: once, for all
+    queue = Queue(items[1:])
     if "torch" in sys.modules:  # forking after torch started its threads is unsafe: a live oracle's grading runs alone
-        _run_share(session, items[1:])
+        _run_queue(session, queue)
         return True
     files = files_of(reporter.path, n)
     reporter.write({"event": "shards", "files": [str(f) for f in files]})
     copies: list[tuple[int, Path]] = []
     root = os.getpid()
-    for share, file in zip(shares[1:], files, strict=True):
-        if not share:
-            continue
+    for file in files:
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            _copy(session, share, reporter, file, lambda: watch_parent(root))
+            _copy(session, queue, reporter, file, lambda: watch_parent(root))
         copies.append((pid, file))
-    _run_share(session, shares[0])
+    _run_queue(session, queue)
     ended: int | None = None
     for pid, file in copies:
         _, status = os.waitpid(pid, 0)
@@ -165,23 +175,24 @@ def run(session: pytest.Session, n: int, reporter: Reporting, watch_parent: Call
     return True
 
 
-def _run_share(session: pytest.Session, share: list[pytest.Item]) -> None:
-    if not share:
+def _run_queue(session: pytest.Session, queue: Queue) -> None:
+    """Run the tests this process takes from ``queue``, each told the next one it took (pytest tears
+    down what that one does not share), until none is left or the session must stop."""
+    current = queue.take()
+    if current is None:
         return
     # NOTE: pytest's private SetupState: what the previous test left set up for its next one, torn
-    # down to what this share's first test shares with it (session fixtures stay, the solution with them).
-    session._setupstate.teardown_exact(share[0])  # type: ignore[attr-defined]
+    # down to what this process's first test shares with it (session fixtures stay, the solution with them).
+    session._setupstate.teardown_exact(current)  # type: ignore[attr-defined]
     protocol = session.config.hook.pytest_runtest_protocol
-    for i, item in enumerate(share):
-        protocol(item=item, nextitem=share[i + 1] if i + 1 < len(share) else None)
-        if session.shouldfail or session.shouldstop:
-            break
+    while current is not None:
+        following = None if session.shouldfail or session.shouldstop else queue.take()
+        protocol(item=current, nextitem=following)
+        current = following
 
 
-def _copy(
-    session: pytest.Session, share: list[pytest.Item], reporter: Reporting, file: Path, watch: Callable[[], None]
-) -> None:
-    """A copy's life: its own report, its own capture files, its share; it never returns."""
+def _copy(session: pytest.Session, queue: Queue, reporter: Reporting, file: Path, watch: Callable[[], None]) -> None:
+    """A copy's life: its own report, its own capture files, the tests it takes; it never returns."""
     code = 70
     try:
         reporter.fork_to(file)
@@ -189,7 +200,7 @@ def _copy(
         with contextlib.suppress(RuntimeError):  # no thread under a tight memory cap: the grading still ends us
             threading.Thread(target=watch, name="drill-watchdog", daemon=True).start()
         try:
-            _run_share(session, share)
+            _run_queue(session, queue)
         except (KeyboardInterrupt, pytest.exit.Exception):  # the rest of this share is not run, as in one process
             pass
         reporter.write({"event": "shard-done", "leftovers": reporter.leftovers()})

@@ -28,23 +28,21 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from types import FrameType
 from typing import IO
 
+from grader import forks
 from grader.process import (
     GRADER,
     PARENT_ENV,
     STALLED,
     STOP_SIGNALS,
-    TIMED_OUT,
     Cancelled,
     Stalled,
     grading_env,
@@ -55,11 +53,7 @@ from grader.process import (
 )
 from grader.reaper import become_subreaper, end_descendants
 
-POLL_SECONDS = 0.2
-"""How often a worker busy with a grading checks that ``drill watch`` is still there."""
-
-_grading: int | None = None
-"""The process id (and group) of the grading under way in this worker, if any."""
+POLL_SECONDS = forks.POLL_SECONDS
 
 
 def _parent() -> int:
@@ -73,9 +67,8 @@ def _orphaned(parent: int) -> bool:
 
 
 def _end(status: int) -> None:
-    """End the worker, and the grading under way first, with all it started."""
-    if _grading is not None:
-        kill_tree(_grading)
+    """End the worker, and the grading under way first, with all it started (the standby too)."""
+    forks.kill_all()
     end_descendants()
     os._exit(status)
 
@@ -86,8 +79,8 @@ def _on_stop(signum: int, frame: FrameType | None) -> None:
 
 def _on_cancel(signum: int, frame: FrameType | None) -> None:
     """SIGUSR1: kill the grading under way (its reply still comes); the worker stays, warm."""
-    if _grading is not None:
-        kill_tree(_grading)
+    if forks.running is not None:
+        kill_tree(forks.running)
 
 
 def _preload() -> None:
@@ -114,74 +107,6 @@ def _preload() -> None:
         importlib.import_module(f"grader.{path.stem}")
 
 
-def _grade_in_fork(args: list[str], timeout: float, parent: int | None = None) -> tuple[int, str]:
-    """Grade in a forked child; ends the worker (and the child) if ``parent`` goes away meanwhile."""
-    global _grading
-    read_end, write_end = os.pipe()
-    worker = os.getpid()
-    folder = tempfile.mkdtemp(prefix="drill-cwd-")  # its working folder: relative writes land there
-    pid = os.fork()
-    if pid == 0:  # the grandchild: the user's code runs here, and only here
-        code = 3
-        try:
-            os.setpgid(0, 0)  # its own group: a timeout kills whatever the user's code started
-            os.chdir(folder)
-            for signum in STOP_SIGNALS:  # not the worker's handlers: those are for the worker
-                signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-            os.environ[PARENT_ENV] = str(worker)  # the grading ends itself if the worker is gone
-            os.close(read_end)
-            devnull = os.open(os.devnull, os.O_RDWR)
-            os.dup2(devnull, 0)
-            os.dup2(write_end, 1)
-            os.dup2(write_end, 2)
-            import pytest
-
-            code = int(pytest.main(args))
-            sys.stdout.flush()
-        finally:
-            os._exit(code)
-    _grading = pid
-    os.close(write_end)
-    deadline = time.monotonic() + timeout
-    tail = b""
-    timed_out = False
-    status: int | None = None
-    with os.fdopen(read_end, "rb", buffering=0) as pipe:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([pipe], [], [], min(left, POLL_SECONDS))
-            if ready:
-                chunk = pipe.read(65536)
-                if not chunk:
-                    break  # the grading, and all it started, closed its output
-                tail = (tail + chunk)[-4000:]
-                continue
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:  # ended, but something the user's code started still holds its output
-                status = code
-                break
-            if parent is not None and _orphaned(parent):
-                _end(1)  # drill watch is gone: so are this grading and this worker
-        kill_tree(pid)  # whatever the user's code started goes with the grading
-        while select.select([pipe], [], [], 0)[0] and (chunk := pipe.read(65536)):
-            tail = (tail + chunk)[-4000:]
-    if status is None:
-        _, status = os.waitpid(pid, 0)
-    _grading = None
-    end_descendants()  # what left its group (setsid, a double fork): this worker adopted it
-    shutil.rmtree(folder, ignore_errors=True)
-    output = tail.decode("utf-8", "replace")
-    if timed_out:
-        return TIMED_OUT, output
-    if os.WIFSIGNALED(status):
-        return -os.WTERMSIG(status), output
-    return os.WEXITSTATUS(status), output
-
-
 def serve(stdin: IO[str], stdout: IO[str]) -> None:
     parent = _parent()
     become_subreaper()  # the orphans of a grading are this worker's to end, not init's
@@ -196,7 +121,7 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
         stdout.flush()
         for line in stdin:  # ends when drill watch closes the pipe, or dies
             request = json.loads(line)
-            status, output = _grade_in_fork(request["args"], float(request["timeout"]), parent)
+            status, output = forks.grade(request["args"], float(request["timeout"]), lambda: _orphaned(parent), _end)
             stdout.write(json.dumps({"status": status, "output": output}) + "\n")
             stdout.flush()
     except BrokenPipeError:  # drill watch is gone
