@@ -19,7 +19,7 @@ def oracle_mode(typed: str) -> str:
     """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError)."""
     if typed in ORACLES:
         return typed
-    from drills.loop.session import DrillError
+    from drills.errors import DrillError
 
     extra = " (the recording is rewritten by python -m grader.record alone)" if typed == "record" else ""
     raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
