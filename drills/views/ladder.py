@@ -65,7 +65,7 @@ def ladder_view(places: Sequence[Place], times: Mapping[str, Mapping[Rung, RungT
         own = times.get(spot.target, {})
         lines.append(Text(f" {spot.target}", style="bold"))
         lines += [Text(f"   {own[r].reasoning}") for r in RUNGS if r in own]
-    lines.append(next_step("drill start TARGET", "starts its rung;  --rung copy|cloze|recall  chooses"))
+    lines.append(next_step("drill start TARGET", f"starts its rung;  --rung {'|'.join(RUNGS)}  chooses"))
     return Group(*lines)
 
 
