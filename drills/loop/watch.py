@@ -34,7 +34,7 @@ from drills.loop.clock import Clock
 from drills.loop.diff import compare
 from drills.loop.session import Checked, check, require_active, target_states
 from drills.loop.watch_keys import KEYS, Action
-from drills.loop.watch_state import Early, End, Event, Graded, Keys, Pressed, Saved, WatchState
+from drills.loop.watch_state import Early, End, Event, Graded, Job, Keys, Pressed, Saved, WatchState
 from drills.store.faults import HistoryError
 from drills.store.history import Attempt, History
 from drills.store.paths import display
@@ -84,7 +84,7 @@ class _Watch:
         attempt = require_active(store)
         self.state = WatchState(attempt, target_states(attempt, session.latest_result(store, attempt)), keys=bool(keys))
         self.events: queue.Queue[Event] = queue.Queue()
-        self.jobs: queue.Queue[tuple[int, int] | None] = queue.Queue()
+        self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.runner = warm_runner()
         self.asked = 0
         """The latest grading asked for: a result of an earlier one is stale."""
@@ -115,7 +115,7 @@ class _Watch:
         history: History | None = None
         try:
             while (job := self.jobs.get()) is not None:
-                token, attempt_id = job
+                token, attempt_id = job.token, job.attempt_id
                 if token != self.asked:
                     continue  # a newer save came meanwhile
                 outcome: Checked | str | None
@@ -250,7 +250,7 @@ class _Watch:
         self.asked += 1
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
         self.asked_on_save = saved
-        self.jobs.put((self.asked, self.state.attempt.id))
+        self.jobs.put(Job(self.asked, self.state.attempt.id))
         self.state = replace(self.state, grading=True, message=None, early=None)
 
     def _cancel(self) -> None:

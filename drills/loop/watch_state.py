@@ -64,6 +64,15 @@ Event = Saved | Graded | Early | Pressed
 """What the watch's threads post to its queue."""
 
 
+@dataclass(frozen=True)
+class Job:
+    """A grading asked of the grader thread: the attempt's file as it is now, under ``token`` (a result
+    of an earlier token is stale)."""
+
+    token: int
+    attempt_id: int
+
+
 class Keys(Protocol):
     """Keystrokes, from a terminal (drills/commands/keys.py) or a test."""
 
