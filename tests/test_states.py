@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 from drills import errors
 from drills.interview import interviewer
@@ -32,6 +33,7 @@ from drills.store.attempt import AttemptInProgress
 from drills.store.history import History, HistoryError
 from drills.store.schema import SCHEMA
 from drills.store.states import RUNGS, Outcome, PartOutcome, Rung
+from drills.views import interview as interview_views
 from drills.views import report
 from grader.check import GradeFailure
 from grader.verdict import Failure
@@ -149,6 +151,9 @@ def test_each_key_bar_names_the_keys_the_table_offers_in_that_state(store):
         offered = [k for k in WATCH_KEYS if k.label(bar) is not None]
         assert key_bar(bar) in shown and all(f"{k.key} {k.label(bar)}" in shown for k in offered), shown
     assert key_bar(Bar.PAUSED) == "p resume · h hint · q quit" and key_bar(Bar.ENDED) == "d diff · h hints · q quit"
+    interview = drawn(interview_views.part_screen(Text("the watch"), "unbroadcast", 1800, 61))
+    assert f" {key_bar(Bar.INTERVIEW)} · Ctrl-C stops the interview" in interview
+    assert key_bar(Bar.INTERVIEW) == "h nudge · r grade · q gives the task up"  # no pause in an interview
 
 
 def test_the_watch_ends_in_words_from_its_end_and_the_attempt(store):

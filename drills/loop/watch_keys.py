@@ -1,6 +1,7 @@
 """The keys of an interactive ``drill watch``, in one table (``WATCH_KEYS``): what each does (the watch
 acts on its ``action``, drills/loop/watch.py), what the key bar under the screen calls it in each state
-of the attempt (drills/views/report.py), and what ``drill watch --help`` says (drills/cli.py). Light on
+of the attempt (drills/views/report.py) and in an interview (drills/views/interview.py), and what
+``drill watch --help`` says (drills/cli.py). Light on
 purpose: the command line reads it to build its help."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class Bar(StrEnum):
     RUNNING = "running"
     PAUSED = "paused"
     ENDED = "ended"
+    INTERVIEW = "interview"
+    """A coding part of ``drill interview``: no pause, its clock runs."""
 
 
 @dataclass(frozen=True)
@@ -38,17 +41,24 @@ class WatchKey:
     """Its name while the clock is paused (None: not offered then)."""
     ended: str | None = None
     """Its name once the attempt ended (None: not offered then)."""
+    interview: str | None = None
+    """Its name in an interview's coding part (None: not offered there)."""
 
     def label(self, bar: Bar) -> str | None:
-        return {Bar.RUNNING: self.running, Bar.PAUSED: self.paused, Bar.ENDED: self.ended}[bar]
+        return {
+            Bar.RUNNING: self.running,
+            Bar.PAUSED: self.paused,
+            Bar.ENDED: self.ended,
+            Bar.INTERVIEW: self.interview,
+        }[bar]
 
 
 WATCH_KEYS = (
-    WatchKey("h", Action.HINT, "hint", "hint", paused="hint", ended="hints"),
+    WatchKey("h", Action.HINT, "hint", "hint", paused="hint", ended="hints", interview="nudge"),
     WatchKey("p", Action.PAUSE, "pause/resume", "pause", paused="resume"),
-    WatchKey("r", Action.GRADE, "grade", "grade"),
+    WatchKey("r", Action.GRADE, "grade", "grade", interview="grade"),
     WatchKey("d", Action.DIFF, "diff", "diff", ended="diff"),
-    WatchKey("q", Action.QUIT, "quit", "quit", paused="quit", ended="quit"),
+    WatchKey("q", Action.QUIT, "quit", "quit", paused="quit", ended="quit", interview="gives the task up"),
 )
 """Every key of the watch, in the order the key bar and the help name them."""
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills.interview.transcript import verdict
+from drills.loop.watch_keys import Bar, key_bar
 from drills.store.states import PartOutcome
 from drills.views.render import counted, due_in, grid, hint_text
 from grader.catalog import format_time
@@ -141,7 +142,7 @@ def part_screen(screen: RenderableType, target: str, budget: float, elapsed: flo
     """The live watch screen of a coding part, under the time the part has left."""
     left = format_time(max(0.0, budget - elapsed))
     head = Text(f" Interview: {target}, {left} left of {format_time(budget)}", style="bold magenta")
-    keys = " h nudge · r grade · q gives the task up · Ctrl-C stops the interview   no pause: the clock runs"
+    keys = f" {key_bar(Bar.INTERVIEW)} · Ctrl-C stops the interview   no pause: the clock runs"
     return Group(head, screen, Text(""), Text(keys, style="dim"))
 
 
