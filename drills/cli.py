@@ -16,6 +16,7 @@ from rich.text import Text
 from drills.commands import options as opt
 from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.loop import clock as clocks
+from drills.loop.watch_keys import key_help
 from grader.catalog import FULL, UnknownTarget, listed, load_catalog
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def terminal() -> Iterator[Terminal]:
     """The terminal a command body prints to, read now (tests swap the consoles and the clock); its
     refusals become one-line errors."""
     from drills.commands.common import Terminal
-    from drills.loop.session import DrillError
+    from drills.errors import DrillError
 
     try:
         yield Terminal(out, err, CLOCK, TZ)
@@ -217,9 +218,9 @@ def check(oracle: opt.OracleOption = "auto") -> None:
     run(drill.check, oracle)
 
 
-@app.command()
+@app.command(help=f"Re-grade on every save, with a live timer per target; in a terminal, keys: {key_help()}.")
 def watch(oracle: opt.OracleOption = "auto") -> None:
-    """Re-grade on every save, with a live timer per target; in a terminal, keys: h hint, p pause/resume, r grade, d diff, q quit."""
+    """``drill watch`` (its help lists the keys from their table, drills/loop/watch_keys.py)."""
     from drills.commands import drill
 
     run(drill.watch, oracle)

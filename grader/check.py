@@ -22,6 +22,7 @@ from grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem
 from grader.compare import TestTimeout, backprop, compare, diagnose
 from grader.oracle import Answer, OracleView
 from grader.probes import culprits
+from grader.verdict import headline
 from reference import load_engine
 
 
@@ -52,8 +53,7 @@ class GradeFailure(AssertionError):
 
     @property
     def message(self) -> str:
-        head = self.text if self.symbol is None else f"{self.symbol} [{self.case}]: {self.text}"
-        lines = [head, *(f"  {where}" for where in self.location)]
+        lines = [headline(self.symbol, self.case, self.text), *(f"  {where}" for where in self.location)]
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         lines += [f"  note: {note}" for note in self.notes]

@@ -17,6 +17,13 @@ CUT_MARK = "[output cut: "
 """How a failure's ``output`` ends when the test printed more than the grader keeps."""
 
 
+def headline(symbol: str | None, case: str | None, text: str) -> str:
+    """A failure's first line, the one place it is written: ``{symbol} [{case}]: {text}``; a failure of
+    the whole file (no symbol, no case) is its text alone. The grader's message starts with it
+    (grader/check.py), and a verdict shows it beside a timer (``Failure.headline``)."""
+    return text if symbol is None else f"{symbol} [{case}]: {text}"
+
+
 @dataclass(frozen=True)
 class Failure:
     """A test that ran and failed: the grader's verdict, whole (``message``) and in parts."""
@@ -43,9 +50,9 @@ class Failure:
     @property
     def headline(self) -> str:
         """The verdict's first line: what fits beside a timer."""
-        if self.symbol is None:
-            return self.text or self.message.partition("\n")[0]
-        return f"{self.symbol} [{self.case}]: {self.text}"
+        if self.symbol is None and not self.text:
+            return self.message.partition("\n")[0]
+        return headline(self.symbol, self.case, self.text)
 
     @property
     def printed(self) -> tuple[list[str], int]:

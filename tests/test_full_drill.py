@@ -69,7 +69,7 @@ def test_a_target_that_fails_again_shows_everywhere_and_the_drill_ends_when_all_
         states.close()
     assert fake_grading.calls == before  # nothing changed since the last check: every verdict kept
     assert state.graded and state.ended is None
-    screen = shown(report.watch_screen(state, clock()))
+    screen = shown(report.watch_screen(state, clock(), CATALOG.full_time))
     assert (
         f"✗ unary {len(IDS)}:00 fails again (passed at {unary}): 1 of 10 tests failed Tensor.tanh [fake]: wrong"
         in screen

@@ -12,6 +12,7 @@ from rich.console import Console, RenderableType
 from drills.loop.diff import Comparison
 from drills.loop.session import Hints, TargetState
 from drills.loop.watch import WatchState
+from drills.loop.watch_state import End
 from drills.store.history import Attempt
 from drills.store.progress import Streak
 from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
@@ -24,6 +25,8 @@ from grader.verdict import Failure, GradeResult, TargetResult
 
 T0 = 1_800_000_000.0
 DAY = 86_400
+RECALL = load_catalog().target_time("unbroadcast")
+"""The target time an unbroadcast attempt's screen is drawn against (the command reads it)."""
 
 
 def text(view: RenderableType, width: int = 100) -> str:
@@ -131,7 +134,7 @@ def test_status_shows_each_target_by_its_split_or_its_first_failure():
         TargetState("backward", None, failing),
         TargetState("arith", None, None),
     )
-    shown = text(report.status_view(drill, states, T0 + 300))
+    shown = text(report.status_view(drill, states, T0 + 300, load_catalog().full_time))
     assert f"full  5:00  target {format_time(load_catalog().full_time)}" in shown
     assert "✓ unbroadcast    passed      at 2:05" in shown
     assert "✗ backward       failing     unbroadcast [prepended-one-axis]: raised ValueError: bad" in shown
@@ -142,24 +145,27 @@ def test_status_shows_each_target_by_its_split_or_its_first_failure():
 def test_the_watch_screen_ticks_and_shows_the_failure_to_fix_first():
     drill = attempt()
     state = WatchState(drill, (TargetState("unbroadcast", None, TargetResult("unbroadcast", 18, 1, (FAILURE,))),))
-    shown = text(report.watch_screen(state, T0 + 61))
+    shown = text(report.watch_screen(state, T0 + 61, RECALL))
     assert "unbroadcast  1:01 ▶  target 5:00" in shown
     assert "✗ unbroadcast    1:01  1 of 18 tests failed" in shown
     assert shown.count("unbroadcast [prepended-one-axis]: raised ValueError: bad") == 1  # the failure, once
     assert "hint: sum the leading axis" in shown  # the whole failure under its target
     assert "grading" not in shown and "q quit" not in shown  # no keys when the output is piped
-    paused = report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets), T0 + 61)
+    paused = report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets), T0 + 61, RECALL)
     assert "0:30 ⏸ paused" in text(paused)
 
 
 def test_the_live_watch_marks_a_grading_and_names_its_keys():
     state = WatchState(attempt(), (TargetState("unbroadcast", None, None),), grading=True, keys=True)
-    shown = text(report.watch_screen(state, T0 + 61))
+    shown = text(report.watch_screen(state, T0 + 61, RECALL))
     assert "1:01 ▶  target 5:00  ⟳ grading" in shown
     assert "h hint · p pause · r grade · d diff · q quit" in shown
-    paused = text(report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets, keys=True), T0 + 61))
+    paused = text(
+        report.watch_screen(WatchState(attempt(paused_at=T0 + 30), state.targets, keys=True), T0 + 61, RECALL)
+    )
     assert "p resume" in paused and "saves are graded on resume" in paused
-    passed = text(report.watch_screen(WatchState(attempt(), state.targets, finished="passed", keys=True), T0 + 61))
+    passed = WatchState(attempt(), state.targets, finished=End.PASSED, keys=True)
+    passed = text(report.watch_screen(passed, T0 + 61, RECALL))
     assert "✓ passed" in passed and "d diff" in passed and "this watch follows it" in passed
 
 
@@ -170,7 +176,9 @@ def test_each_failing_target_of_the_watch_shows_its_count_and_first_failure_once
         TargetState("backward", None, TargetResult("backward", 20, 2, (FAILURE, FAILURE))),
         TargetState("arith", None, TargetResult("arith", 30, 1, (other,))),
     )
-    shown = text(report.watch_screen(WatchState(attempt("full"), targets, keys=True), T0 + 61))
+    shown = text(
+        report.watch_screen(WatchState(attempt("full"), targets, keys=True), T0 + 61, load_catalog().full_time)
+    )
     assert "2 of 20 tests failed" in shown and "1 of 30 tests failed" in shown
     assert shown.count("raised ValueError: bad") == 1 and "hint: sum the leading axis" in shown
     assert shown.count("Tensor.exp [x]: wrong") == 1  # the second target's first failure: its headline

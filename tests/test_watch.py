@@ -11,6 +11,7 @@ import pytest
 
 from drills.loop import session
 from drills.loop.watch import WatchState, watch_saves
+from drills.loop.watch_state import End
 from drills.store.history import History
 
 WITHIN = 30.0
@@ -53,7 +54,7 @@ def test_a_piped_watch_ends_with_its_attempt_given_up_elsewhere(history, clock, 
         until(states, lambda s: s.graded, "the first grading")
         session.give_up(history, clock)
         last = until(states, lambda s: s.ended is not None, "the end of the watch")
-        assert last.ended == last.finished == "ended elsewhere (gave-up)"
+        assert last.ended is last.finished is End.ELSEWHERE and last.said(last.ended) == "ended elsewhere (gave-up)"
         assert next(states, None) is None  # the watch is over
     finally:
         states.close()
@@ -122,7 +123,7 @@ def test_a_watch_says_the_attempt_ended_not_that_its_file_is_missing(
         last = until(states, lambda s: seen.append(s) or s.ended is not None, "the end of the watch")
         messages = [s.message for s in seen if s.message]
         assert not [m for m in messages if "missing" in m or "restore" in m], messages
-        assert last.finished is not None and last.finished.startswith("ended elsewhere")
+        assert last.finished is End.ELSEWHERE
     finally:
         states.close()
 
@@ -200,7 +201,7 @@ def test_a_save_shows_its_first_failure_while_its_other_tests_run(history, clock
         from drills.views.report import watch_screen
 
         out = Console(width=100, record=True, file=io.StringIO())
-        out.print(watch_screen(early, clock()))
+        out.print(watch_screen(early, clock(), 300))
         drawn = out.export_text()
         assert "this save, so far" in drawn and "unbroadcast [" in drawn, drawn
         flag.touch()

@@ -11,9 +11,9 @@ from datetime import tzinfo
 from rich.console import Console
 from rich.text import Text
 
+from drills.errors import DrillError
 from drills.loop.clock import Clock
-from drills.loop.session import DrillError
-from drills.store.history import History
+from drills.store.history import Attempt, History
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,6 @@ def history(term: Terminal) -> Iterator[History]:
     where it went. Any other fault of the history (a full disk, a read-only folder, a lock, a newer
     schema), on opening or during the command, is a one-line error naming its cause and the path
     (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
-    from drills.interview.store import ensure_tables
     from drills.store.faults import HistoryError
     from drills.store.history import open_history
     from drills.store.paths import history_path
@@ -45,8 +44,6 @@ def history(term: Terminal) -> Iterator[History]:
     except OSError as exc:
         raise DrillError(f"cannot open the history at {path}: {exc.strerror or exc}") from None
     try:
-        if store.refusal is None:
-            ensure_tables(store.db)  # the interview tables (drills.store cannot import drills.interview)
         if warning:
             from drills.views.lines import warning_line
 
@@ -85,3 +82,12 @@ def unrecorded_line(reason: str) -> Text:
     from drills.views.lines import warning_line
 
     return warning_line(f"this verdict is not in your history yet: {reason}")
+
+
+def rung_target(attempt: Attempt) -> int:
+    """The target time of the attempt's rung, for a view to draw: read here, since the ladder keeps the
+    rung times it computes in the data folder (drills/loop/ladder.py ``target_seconds``), a write a
+    view never makes."""
+    from drills.loop.ladder import target_seconds
+
+    return target_seconds(attempt.target, attempt.rung)

@@ -7,13 +7,15 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from drills.commands.common import Terminal, history, unrecorded_line
+from drills.commands.common import Terminal, history, rung_target, unrecorded_line
 from drills.commands.options import oracle_mode
+from drills.errors import DrillError
 from drills.loop import session
 from drills.loop.clock import Clock
-from drills.loop.session import Checked, DrillError
+from drills.loop.session import Checked
 from drills.store.history import Attempt, History
 from drills.store.paths import default_workspace
+from drills.store.states import RUNGS, Rung
 from drills.views import lines, render, report
 
 
@@ -57,7 +59,7 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     chosen, card = queue(told)[0], review_for(attempt.target)
     rung = told[chosen.target].rung
     extra: list[Any] = []
-    if attempt.rung != "recall":
+    if attempt.rung is not Rung.RECALL:
         extra.append(retyping(store, attempt))
     line = moved_line(attempt.target, attempt.rung, told[attempt.target].rung)
     if line is not None:
@@ -85,14 +87,13 @@ def ladder(term: Terminal) -> None:
     """``drill ladder``: every target's rung, its rungs' times and why, what moves it."""
     from drills.loop.ladder import rung_time
     from drills.loop.standing import standings
-    from drills.loop.stubs import RUNGS
     from drills.views.ladder import ladder_view
     from grader.catalog import FULL
 
     with history(term) as store:
         spots = {t: s.place for t, s in standings(store, term.clock()).items()}
     times = {
-        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else ("recall",))}
+        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else (Rung.RECALL,))}
         for drill_id in spots
     }
     term.out.print(ladder_view(list(spots.values()), times))
@@ -121,6 +122,7 @@ def watch(term: Terminal, oracle: str) -> int:
 
     from drills.commands.keys import keyboard
     from drills.loop.watch import WatchState, watch_saves
+    from drills.loop.watch_state import End
 
     oracle = oracle_mode(oracle)
     out = term.out
@@ -141,27 +143,27 @@ def watch(term: Terminal, oracle: str) -> int:
                     term.err.print(unrecorded_line(unrecorded))
                 if live is None:
                     if state.graded:
-                        out.print(report.watch_screen(state, term.clock()))
+                        out.print(report.watch_screen(state, term.clock(), rung_target(state.attempt)))
                     continue
                 if state.shown is not None:  # printed above the live screen, which stays
                     out.print(report.shown_view(state.shown))
                 if state.just_passed and keys is not None and state.checked is not None:
                     show_finish(term, store, state.checked)
-                live.update(report.watch_screen(state, term.clock()), refresh=True)
+                live.update(report.watch_screen(state, term.clock(), rung_target(state.attempt)), refresh=True)
         except KeyboardInterrupt:
             interrupted = True
         finally:
             if live is not None:
                 live.stop()
-        if state is None or interrupted or state.ended == "quit":
+        if state is None or interrupted or state.ended is End.QUIT:
             watched = store.get(state.attempt.id if state is not None else attempt.id)
             if watched.in_progress:
                 out.print(lines.stopped_watching(watched, term.clock()))
             return 0
-        if state.ended == "passed" and state.checked is not None:
+        if state.ended is End.PASSED and state.checked is not None:
             show_finish(term, store, state.checked)
             return 0
-    out.print(lines.ended_elsewhere(state.attempt.target, state.ended or "ended"))
+    out.print(lines.ended_elsewhere(state.attempt.target, state.said(state.ended) if state.ended else "ended"))
     return 1
 
 
@@ -179,7 +181,7 @@ def status(term: Terminal) -> None:
             term.out.print(lines.no_attempt_view(chosen.target, why))
             return
         states = session.target_states(attempt, session.latest_result(store, attempt))
-    term.out.print(report.status_view(attempt, states, term.clock()))
+    term.out.print(report.status_view(attempt, states, term.clock(), rung_target(attempt)))
 
 
 def _end_or_pause(

@@ -14,7 +14,7 @@ from typing import Any
 
 from drills.commands.common import Terminal
 from drills.commands.options import oracle_mode
-from drills.loop.session import DrillError
+from drills.errors import DrillError
 from grader.catalog import FULL, Target, UnknownTarget, load_catalog
 
 JSON_VERSION = 1

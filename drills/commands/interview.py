@@ -10,17 +10,19 @@ import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from drills.commands.common import Terminal, history
+from drills.commands.common import Terminal, history, rung_target
 from drills.commands.options import oracle_mode
+from drills.errors import DrillError
 from drills.interview import interviewer as steps
 from drills.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
 from drills.interview.bank import BankError, Question, load_bank
 from drills.interview.due import question_deck, rate_answer
 from drills.interview.plan import Plan, PlanError, plan_interview
 from drills.interview.store import PartRecord, interviews
-from drills.loop.session import DrillError, Hints
+from drills.loop.session import Hints
 from drills.store.paths import atomic_write, default_workspace, display
 from drills.store.schedule import queue
+from drills.store.states import PartOutcome
 from drills.views import interview as views
 from grader.catalog import load_catalog
 
@@ -100,7 +102,7 @@ class Session:
         except (KeyboardInterrupt, Stopped):
             stopped = True
             if self.coding is not None:
-                steps.end_part(self.store, self.number, self.coding, "gave-up", self.term.clock)
+                steps.end_part(self.store, self.number, self.coding, PartOutcome.GAVE_UP, self.term.clock)
         record, path = steps.close(self.store, self.number, self.term.clock, self.term.tz, finished=not stopped)
         self.out.print(views.closing_view(record, display(path), stopped))
         return 1 if stopped else 0
@@ -135,13 +137,14 @@ class Session:
         self.coding = None
         return part
 
-    def _watch(self, coding: steps.Coding, budget: int) -> str:
+    def _watch(self, coding: steps.Coding, budget: int) -> PartOutcome:
         """Watch the part's file (drill watch's loop, its keys) until it passes, is given up (q, or
         elsewhere) or its budget runs out; how it ended."""
         from rich.live import Live
 
         from drills.commands.keys import keyboard
         from drills.loop.watch import watch_saves
+        from drills.loop.watch_state import End
         from drills.views.report import shown_view, watch_screen
 
         out, clock = self.out, self.term.clock
@@ -157,8 +160,9 @@ class Session:
                         out.print(
                             views.nudge_view(state.shown) if isinstance(state.shown, Hints) else shown_view(state.shown)
                         )
-                    outcome = "gave-up" if state.ended == "quit" else steps.part_outcome(state.attempt, budget, now)
-                    screen = watch_screen(state, now, footer=False)  # the interview has its own key bar
+                    given_up = state.ended is End.QUIT
+                    outcome = PartOutcome.GAVE_UP if given_up else steps.part_outcome(state.attempt, budget, now)
+                    screen = watch_screen(state, now, rung_target(state.attempt), footer=False)  # its own key bar
                     if live is not None:
                         live.update(
                             views.part_screen(screen, coding.part.target, budget, state.attempt.elapsed(now)),
@@ -172,7 +176,7 @@ class Session:
                 states.close()
                 if live is not None:
                     live.stop()
-        return steps.part_outcome(self.store.get(coding.attempt.id), budget, clock()) or "gave-up"
+        return steps.part_outcome(self.store.get(coding.attempt.id), budget, clock()) or PartOutcome.GAVE_UP
 
     # ------------------------------------------------------------------ questions
 

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from drills.store.states import RUNGS
+
 TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
 """auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): ``oracle_mode``."""
@@ -19,7 +21,7 @@ def oracle_mode(typed: str) -> str:
     """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError)."""
     if typed in ORACLES:
         return typed
-    from drills.loop.session import DrillError
+    from drills.errors import DrillError
 
     extra = " (the recording is rewritten by python -m grader.record alone)" if typed == "record" else ""
     raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
@@ -29,7 +31,7 @@ PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your t
 PeekFlag = Annotated[
     bool, typer.Option("--peek", help="Show it before the target passed (marks the attempt assisted).")
 ]
-RUNG_HELP = "copy, cloze or recall (drill ladder). Default: the target's rung; full: recall only."
+RUNG_HELP = f"{', '.join(RUNGS[:-1])} or {RUNGS[-1]} (drill ladder). Default: the target's rung; full: recall only."
 RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
 
 WorkspaceOption = Annotated[

@@ -8,6 +8,7 @@ from rich.text import Text
 from drills.commands.common import Terminal, history
 from drills.loop.session import describe_active
 from drills.loop.standing import queue, standings
+from drills.store.states import Rung
 from drills.views import lines, render
 from grader.catalog import FULL, load_catalog
 
@@ -80,7 +81,7 @@ def review(term: Terminal, target: str) -> None:
         told = standings(store, now)[target]
     term.out.print(
         lines.yours_line(
-            target, told.attempts, told.best, told.due - now, told.splits, told.rung if told.drilled else "recall"
+            target, told.attempts, told.best, told.due - now, told.splits, told.rung if told.drilled else Rung.RECALL
         )
     )
 
@@ -94,7 +95,7 @@ def stats(term: Terminal, target: str | None) -> None:
         told = standings(store, term.clock())  # one story per target: its recall row is its standing's
     rows = []
     for drill_id in ids:
-        for rung in ("copy", "cloze"):
+        for rung in (Rung.COPY, Rung.CLOZE):
             if told[drill_id].drilled_on(rung):
                 rows.append(told[drill_id].stats(rung, target_seconds(drill_id, rung)))
         rows.append(told[drill_id].stats())

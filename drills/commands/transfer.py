@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from drills.commands.common import Terminal, history
+from drills.errors import DrillError
 from drills.interview.store import InterviewStoreError, import_interview, interviews
-from drills.loop.session import DrillError
 from drills.store.export import ExportError, export, write_export
 from drills.store.history import History
 from drills.store.restore import parse, restore

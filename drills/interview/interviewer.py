@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import tzinfo
 from pathlib import Path
 
+from drills.errors import DrillError
 from drills.interview.bank import Question, load_bank
 from drills.interview.due import question_card
 from drills.interview.plan import Plan, follow_up_window
@@ -38,9 +39,11 @@ from drills.interview.transcript import report_path, transcript
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.diff import symbol_sources
-from drills.loop.session import DrillError, Started
+from drills.loop.session import Started
+from drills.store.attempt import AttemptInProgress
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
+from drills.store.states import Outcome, PartOutcome
 from grader.catalog import load_catalog
 from grader.solution_file import UnreadableFile, read_solution
 
@@ -57,12 +60,13 @@ def answer_path(interview_id: int, question: str) -> Path:
 
 def begin(store: History, plan: Plan, clock: Clock) -> int:
     """A new interview running ``plan``; its id. Refused while a drill attempt is in progress."""
-    active = store.active()
-    if active is not None:
+    try:
+        store.require_free()
+    except AttemptInProgress as exc:
         raise DrillError(
-            f"{session.describe_active(active, clock())}: finish it first (drill watch), or end it with "
+            f"{session.describe_active(exc.attempt, clock())}: finish it first (drill watch), or end it with "
             "drill abandon or drill give-up, then start the interview"
-        )
+        ) from None
     return start_interview(store.db, plan, clock())
 
 
@@ -104,17 +108,17 @@ def refuse_pause(store: History) -> None:
         raise DrillError(f"{NO_PAUSE}; interview {running.id} runs {active.target}")
 
 
-def part_outcome(attempt: Attempt, budget: float, now: float) -> str | None:
+def part_outcome(attempt: Attempt, budget: float, now: float) -> PartOutcome | None:
     """How a coding part stands: passed, gave-up (the attempt ended otherwise, in another terminal),
     out-of-time (its clock reached the budget), or None while it runs."""
-    if attempt.outcome == "passed":
-        return "passed"
+    if attempt.outcome is Outcome.PASSED:
+        return PartOutcome.PASSED
     if not attempt.in_progress:
-        return "gave-up"
-    return "out-of-time" if attempt.elapsed(now) >= budget else None
+        return PartOutcome.GAVE_UP
+    return PartOutcome.OUT_OF_TIME if attempt.elapsed(now) >= budget else None
 
 
-def end_part(store: History, interview_id: int, coding: Coding, outcome: str, clock: Clock) -> PartRecord:
+def end_part(store: History, interview_id: int, coding: Coding, outcome: PartOutcome, clock: Clock) -> PartRecord:
     """Record how the part ended, its nudges and its code as last graded; a drill attempt still
     running is given up (its file stays where it is)."""
     attempt = store.get(coding.attempt.id)
@@ -122,7 +126,7 @@ def end_part(store: History, interview_id: int, coding: Coding, outcome: str, cl
         attempt = session.give_up(store, clock)
     last = store.last_submission(attempt)
     code = drilled_code(last.source if last is not None else _read(attempt.file), coding.part.target)
-    seconds = attempt.time if attempt.outcome == "passed" else attempt.elapsed(clock())
+    seconds = attempt.clock_at_end  # ended by now: passed, given up here, or ended in another terminal
     nudges = store.hints_shown(attempt, coding.part.target)
     part = replace(coding.part, outcome=outcome, seconds=seconds, nudges=nudges, code=code)
     record_part(store.db, interview_id, part)
@@ -155,7 +159,7 @@ def _read(file: Path) -> str | None:
 def skip_part(store: History, interview_id: int, plan: Plan, position: int) -> PartRecord:
     """The follow-up not run (the task did not pass, or too late): recorded as skipped."""
     planned = plan.parts[position]
-    part = PartRecord(position, planned.kind, planned.id, planned.budget, outcome="skipped")
+    part = PartRecord(position, planned.kind, planned.id, planned.budget, outcome=PartOutcome.SKIPPED)
     record_part(store.db, interview_id, part)
     return part
 
@@ -163,7 +167,7 @@ def skip_part(store: History, interview_id: int, plan: Plan, position: int) -> P
 def follow_up_budget(plan: Plan, coding: PartRecord) -> int | None:
     """The follow-up's seconds once the coding task ended: None when it did not pass, or passed too
     late to leave the follow-up its target time."""
-    if coding.outcome != "passed" or coding.seconds is None:
+    if coding.outcome != PartOutcome.PASSED or coding.seconds is None:
         return None
     return follow_up_window(plan, coding.seconds)
 

@@ -1,7 +1,8 @@
 """What the history keeps of interviews: each session with its plan, its coding parts (the drill
 attempt that ran each, its outcome, the nudges and the code as graded) and every answer to a question
 (the text, the key points covered, the time taken). Three tables in the history's SQLite database,
-created by ``ensure_tables`` on the connection the History holds (``history.db``) or any other.
+of its schema (drills/store/schema.py), made when the History opens it (``ensure_tables`` on any other
+connection).
 
 Every write is one statement, committed at once unless the caller holds a transaction open (then it
 is part of the caller's): atomic on an autocommit connection (the History's) as on a default one.
@@ -16,42 +17,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from drills.interview.plan import Plan
+from drills.store.schema import SCHEMA
+from drills.store.states import PartOutcome
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS interviews (
-    id INTEGER PRIMARY KEY,
-    started_at REAL NOT NULL,              -- epoch seconds
-    ended_at REAL,                         -- NULL while it runs (or if it was never finished)
-    plan TEXT NOT NULL,                    -- Plan.to_json(): the session as planned
-    report TEXT                            -- where its Markdown transcript was written
-);
-CREATE TABLE IF NOT EXISTS interview_parts (
-    interview_id INTEGER NOT NULL REFERENCES interviews(id),
-    position INTEGER NOT NULL,             -- its place in the plan
-    kind TEXT NOT NULL,                    -- coding | follow-up
-    target TEXT NOT NULL,                  -- the catalog target drilled
-    budget REAL NOT NULL,                  -- seconds it was given
-    attempt_id INTEGER REFERENCES attempts(id),  -- the drill attempt that ran it
-    outcome TEXT,                          -- passed | gave-up | out-of-time | skipped; NULL while it runs
-    seconds REAL,                          -- the clock at its end
-    nudges INTEGER NOT NULL DEFAULT 0,     -- hints shown, as the interviewer's nudges
-    code TEXT,                             -- the file as last graded
-    PRIMARY KEY (interview_id, position)
-);
-CREATE TABLE IF NOT EXISTS interview_answers (
-    id INTEGER PRIMARY KEY,
-    interview_id INTEGER REFERENCES interviews(id),  -- NULL: answered outside an interview
-    question TEXT NOT NULL,                -- a question id of drills/interview/questions.toml
-    asked_at REAL NOT NULL,
-    answered_at REAL NOT NULL,             -- the review time of the question's schedule
-    time_box INTEGER NOT NULL,             -- seconds it was given
-    answer TEXT NOT NULL,                  -- what the user wrote, as written
-    covered TEXT NOT NULL,                 -- JSON list of the key points covered (0-based indexes)
-    points INTEGER NOT NULL                -- how many key points the question had
-);
-CREATE INDEX IF NOT EXISTS answers_by_question ON interview_answers(question, answered_at);
-"""
-OUTCOMES = ("passed", "gave-up", "out-of-time", "skipped")
 PART_KINDS = ("coding", "follow-up")
 
 
@@ -60,7 +28,8 @@ class InterviewStoreError(ValueError):
 
 
 def ensure_tables(conn: sqlite3.Connection) -> None:
-    """Create the interview tables if they are missing (idempotent: call it on every open)."""
+    """Create the history's tables, the interview tables among them, where they are missing (idempotent;
+    a History makes them on opening: this is for any other connection)."""
     conn.executescript(SCHEMA)
 
 
@@ -74,7 +43,7 @@ class PartRecord:
     target: str
     budget: float
     attempt_id: int | None = None
-    outcome: str | None = None
+    outcome: PartOutcome | None = None
     seconds: float | None = None
     nudges: int = 0
     code: str | None = None
@@ -159,8 +128,8 @@ def record_part(conn: sqlite3.Connection, interview_id: int, part: PartRecord) -
     """Record a coding part, or update it (same position): call it when it starts and when it ends."""
     if part.kind not in PART_KINDS:
         raise InterviewStoreError(f"a part is {' or '.join(PART_KINDS)}, not {part.kind!r}")
-    if part.outcome is not None and part.outcome not in OUTCOMES:
-        raise InterviewStoreError(f"a part's outcome is one of {', '.join(OUTCOMES)}, not {part.outcome!r}")
+    if part.outcome is not None and part.outcome not in tuple(PartOutcome):
+        raise InterviewStoreError(f"a part's outcome is one of {', '.join(PartOutcome)}, not {part.outcome!r}")
     _write(
         conn,
         "INSERT INTO interview_parts (interview_id, position, kind, target, budget, attempt_id, outcome, seconds, "
@@ -224,6 +193,10 @@ ANSWER_COLUMNS = (
 PART_COLUMNS = ("position", "kind", "target", "budget", "attempt_id", "outcome", "seconds", "nudges", "code")
 
 
+def _part(row: dict[str, Any]) -> PartRecord:
+    return PartRecord(**(row | {"outcome": None if row["outcome"] is None else PartOutcome(row["outcome"])}))
+
+
 def _answer(row: dict[str, Any]) -> AnswerRecord:
     return AnswerRecord(**(row | {"covered": tuple(json.loads(row["covered"]))}))
 
@@ -263,7 +236,7 @@ def get_interview(conn: sqlite3.Connection, interview_id: int) -> InterviewRecor
         ended_at=row["ended_at"],
         plan=Plan.from_json(json.loads(row["plan"])),
         report=row["report"],
-        parts=tuple(PartRecord(**p) for p in parts),
+        parts=tuple(_part(p) for p in parts),
         answers=tuple(_answer(a) for a in given),
     )  # fmt: skip
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from drills.interview.bank import Bank
 from drills.interview.due import rate_answer
 from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
+from drills.store.states import PartOutcome
 from grader.catalog import Catalog, format_time
 
 KIND_TITLES = {"coding": "Coding task", "follow-up": "Follow-up", "question": "Question"}
@@ -40,12 +41,16 @@ def quoted(text: str) -> str:
 
 def verdict(part: PartRecord | None) -> str:
     """A coding part's outcome in a few words."""
-    if part is None or part.outcome == "skipped":
+    if part is None or part.outcome == PartOutcome.SKIPPED:
         return "not reached"
     if part.outcome is None:
         return "unfinished"
     clock = format_time(part.seconds) if part.seconds is not None else "?"
-    said = {"passed": f"passed in {clock}", "gave-up": f"gave up at {clock}", "out-of-time": f"out of time at {clock}"}
+    said = {
+        PartOutcome.PASSED: f"passed in {clock}",
+        PartOutcome.GAVE_UP: f"gave up at {clock}",
+        PartOutcome.OUT_OF_TIME: f"out of time at {clock}",
+    }
     return said[part.outcome]
 
 
@@ -142,9 +147,9 @@ def practise_next(
             continue
         part = parts.get(position)
         target = catalog.get(planned.id)
-        if part is None or part.outcome in (None, "skipped"):
+        if part is None or part.outcome in (None, PartOutcome.SKIPPED):
             out.append(f"`drill start {planned.id}`: not reached in the interview")
-        elif part.outcome != "passed":
+        elif part.outcome != PartOutcome.PASSED:
             out.append(f"`drill start {planned.id}`: {verdict(part)} in the interview")
         elif part.nudges or (part.seconds or 0) > target.target_time:
             why = f"{part.nudges} nudge{'s' if part.nudges != 1 else ''}" if part.nudges else "over the target time"

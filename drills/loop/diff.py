@@ -8,10 +8,11 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.loop.session import DrillError
+from drills.errors import DrillError
 from drills.loop.stubs import REFERENCE, reference_for
 from drills.store.history import Attempt, History
 from drills.store.paths import display
+from drills.store.states import Outcome
 from grader.catalog import FULL, find_functions, listed, load_catalog
 from grader.solution_file import UnreadableFile, read_solution
 
@@ -85,8 +86,8 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
             if not mine:
                 raise DrillError(f"you have never attempted {target.id}: start with  drill start {target.id}")
             attempt = mine[-1]
-    pending = [] if attempt.outcome == "gave-up" else [t.id for t in targets if t.id not in attempt.splits]
-    if pending and attempt.outcome == "abandoned" and not peek:
+    pending = [] if attempt.outcome is Outcome.GAVE_UP else [t.id for t in targets if t.id not in attempt.splits]
+    if pending and attempt.outcome is Outcome.ABANDONED and not peek:
         raise DrillError(
             f"your last attempt at {drill_id} was abandoned before {'it' if pending == [drill_id] else listed(pending)} passed: "
             f"drill diff {drill_id} --peek shows it anyway"

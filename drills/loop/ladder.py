@@ -21,10 +21,12 @@ from functools import cache
 from pathlib import Path
 
 from drills.loop.retype import body_lines, typed_characters
-from drills.loop.stubs import REFERENCE, RUNGS, check_rung, cut, reference_for
+from drills.loop.stubs import REFERENCE, check_rung, cut, reference_for
+from drills.store import states
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
-from drills.store.records import clock_at_end, finished, segments
+from drills.store.records import finished, segments
+from drills.store.states import RUNGS, Rung
 from grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
 
 TYPING_SPEED = 200
@@ -46,31 +48,31 @@ def _rounded_up(seconds: float) -> int:
     return max(STEP, math.ceil(seconds / STEP - 1e-9) * STEP)
 
 
-def rung_time(drill_id: str, rung: str, reference: Path = REFERENCE) -> RungTime:
+def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTime:
     """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
     for an unknown rung, or for ``full`` off the recall rung."""
-    check_rung(rung)
+    rung = check_rung(rung)
     catalog = load_catalog()
     if drill_id == FULL:
-        if rung != "recall":
+        if rung is not Rung.RECALL:
             raise ValueError("the full drill is recall only: every target from memory at once")
         return RungTime(catalog.full_time, "recall: the catalog's target time of the full drill.")
     target = catalog.get(drill_id)
     recall = target.target_time
-    if rung == "recall":
+    if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
     source = reference_for(reference.read_text(encoding="utf-8"), [target.id])  # what its stub shows
     lines = body_lines(source, target.symbols)
     whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
-    if rung == "copy":
+    if rung is Rung.COPY:
         seconds = _rounded_up(whole / TYPING_SPEED * 60)
         return RungTime(
             seconds,
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
             f" the half minute: {format_time(seconds)}.",
         )
-    gaps = cut(source, target.symbols, [target.id], "cloze").gaps
+    gaps = cut(source, target.symbols, [target.id], Rung.CLOZE).gaps
     blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
     seconds = _rounded_up(recall * blanked / whole)
     return RungTime(
@@ -92,7 +94,7 @@ class Outcome:
     gave_up: bool = False
 
 
-def moved(rung: str, outcomes: Sequence[Outcome], target_seconds: float) -> str:
+def moved(rung: Rung, outcomes: Sequence[Outcome], target_seconds: float) -> Rung:
     """The rung a target is on after ``outcomes``: its attempts on ``rung`` since it last moved,
     oldest first, ``target_seconds`` that rung's target time.
 
@@ -119,12 +121,12 @@ FIRST = RUNGS[0]
 """The rung of a target never attempted: someone who does not know the engine yet retypes it first."""
 
 
-def target_seconds(drill_id: str, rung: str) -> int:
+def target_seconds(drill_id: str, rung: Rung) -> int:
     """``rung_time(drill_id, rung).seconds`` of the reference. Copy and cloze times cost a few tens of
     milliseconds each (the reference cut and tokenized), and replaying a history needs one per rung
     drilled: they are kept in the data folder, for as long as the reference and the catalog are the
     same, so that ``drill list`` stays fast."""
-    if rung == "recall":
+    if rung is Rung.RECALL:
         return rung_time(drill_id, rung).seconds
     times = _kept_times()
     key = f"{drill_id} {rung}"
@@ -166,7 +168,10 @@ def _kept_times() -> dict[str, int]:
 
 def outcome(attempt: Attempt) -> Outcome:
     """A finished attempt as the ladder reads it."""
-    return Outcome(attempt.outcome == "passed", clock_at_end(attempt), attempt.assisted, attempt.outcome == "gave-up")
+    ended = attempt.outcome
+    return Outcome(
+        ended is states.Outcome.PASSED, attempt.clock_at_end, attempt.assisted, ended is states.Outcome.GAVE_UP
+    )
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,7 @@ class Place:
     """Where a target stands on the ladder, replayed from its finished attempts."""
 
     target: str
-    rung: str
+    rung: Rung
     overs: int
     """Passes over the rung's time in a row since it last moved (one more, and it moves down)."""
     attempted: bool
@@ -209,15 +214,15 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
     you chose to climb. One on a lower rung is practice: it moves the target neither down nor up (a
     recall-level user who retypes once stays on recall). ``full`` is recall only."""
     if target == FULL:
-        return Place(target, "recall", 0, False)
+        return Place(target, Rung.RECALL, 0, False)
     attempts = list(attempts)
     events = [
         (a.ended_at or a.started_at, a.id, a.rung, outcome(a))
         for a in finished(a for a in attempts if a.target == target)
     ]
-    events += [(at, run_id, "recall", done) for at, run_id, done in split_outcomes(target, attempts)]
+    events += [(at, run_id, Rung.RECALL, done) for at, run_id, done in split_outcomes(target, attempts)]
     events.sort(key=lambda e: (e[0], e[1]))
-    rung: str | None = None
+    rung: Rung | None = None
     since: list[Outcome] = []
     for _, _, on, done in events:
         if rung is not None and RUNGS.index(on) < RUNGS.index(rung):
@@ -235,7 +240,7 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
     return Place(target, rung, overs, True)
 
 
-def current_rung(history: History, target: str) -> str:
+def current_rung(history: History, target: str) -> Rung:
     """The rung ``drill start TARGET`` starts."""
     return place(target, [*history.attempts(target), *history.attempts(FULL)]).rung
 
@@ -257,7 +262,7 @@ def rung_table() -> str:
     ]
     for drill_id in catalog.drill_ids:
         if drill_id == FULL:
-            rows.append(f"| `{FULL}` | | | {format_time(rung_time(FULL, 'recall').seconds)} |")
+            rows.append(f"| `{FULL}` | | | {format_time(rung_time(FULL, Rung.RECALL).seconds)} |")
             continue
         copy, cloze, recall = (rung_time(drill_id, r) for r in RUNGS)
         characters = copy.reasoning.split(" characters")[0].removeprefix("copy: ")

@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.loop.session import DrillError, archive_file
+from drills.errors import DrillError
+from drills.loop.session import archive_file
 from drills.store.history import Attempt, History, Submission
 from drills.store.paths import atomic_write, display
 from grader.catalog import listed

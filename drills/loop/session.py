@@ -10,29 +10,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from drills.errors import DrillError
 from drills.loop.clock import Clock
 from drills.loop.incremental import merge, reused_verdicts
 from drills.loop.ladder import current_rung, rung_time
-from drills.loop.stubs import stub_for
+from drills.loop.stubs import check_rung, stub_for
 from drills.store import pending
-from drills.store.attempt import file_sha256
+from drills.store.attempt import AttemptInProgress, file_sha256
 from drills.store.faults import HistoryError
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
+from drills.store.states import Outcome, Rung
 from grader.catalog import FULL, Target, format_time, load_catalog
 from grader.process import Runner, run_in_subprocess
 from grader.run import grade_file
 from grader.solution_file import UnreadableFile, read_solution
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
-
-
-class DrillError(Exception):
-    """A refusal the user can act on: printed as one line, exit status 2 (or ``code``)."""
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def describe_active(attempt: Attempt, now: float) -> str:
@@ -60,7 +54,7 @@ class Started:
     archived: Path | None
     best: float | None
     target_time: int
-    rung: str = "recall"
+    rung: Rung = Rung.RECALL
     reasoning: str = ""
     """Where ``target_time`` comes from (drills/loop/ladder.py, ``rung_time``)."""
 
@@ -76,21 +70,15 @@ def archive_file(path: Path) -> Path:
     return dest
 
 
-def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: str | None = "recall") -> Started:
+def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: Rung | None = Rung.RECALL) -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
     target_id = load_catalog().resolve(target_id)
     history.writable()
-    rung = rung or current_rung(history, target_id)
     try:
+        rung = check_rung(rung or current_rung(history, target_id))
         timed = rung_time(target_id, rung)
     except ValueError as exc:
         raise DrillError(str(exc)) from None
-    active = history.active()
-    if active is not None:
-        raise DrillError(
-            f"{describe_active(active, clock())}. Continue it with  drill watch  (or drill check), "
-            "or end it first with  drill abandon  (your file is archived) or  drill give-up."
-        )
     targets = load_catalog().drilled(target_id)
     symbols = tuple(s for t in targets for s in t.symbols)
     label = "the full drill (every target)" if target_id == FULL else f"target {target_id}"
@@ -114,8 +102,11 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
             _unwrite(path, done)  # no attempt: the workspace as it was
         if isinstance(exc, OSError):
             raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
-        if isinstance(exc, HistoryError) and (active := history.active()) is not None:  # a racing start won
-            raise DrillError(f"{describe_active(active, clock())}: it was started meanwhile") from None
+        if isinstance(exc, AttemptInProgress):  # one attempt at a time (a racing start waited, and finds it)
+            raise DrillError(
+                f"{describe_active(exc.attempt, clock())}. Continue it with  drill watch  (or drill check), "
+                "or end it first with  drill abandon  (your file is archived) or  drill give-up."
+            ) from None
         raise
     best = personal_best(history.attempts(target_id), rung)
     archived = done.get("archived")
@@ -176,7 +167,7 @@ class Checked:
 
     @property
     def finished(self) -> bool:
-        return self.attempt.outcome == "passed"
+        return self.attempt.outcome is Outcome.PASSED
 
 
 def check(
@@ -274,7 +265,7 @@ def record(
         for target in newly:
             history.add_split(attempt, target, elapsed)
         if result.passed:
-            attempt = history.finish(attempt, "passed", when, elapsed=elapsed)
+            attempt = history.finish(attempt, Outcome.PASSED, when, elapsed=elapsed)
         return Checked(history.get(attempt.id), result, elapsed, newly)
 
 
@@ -296,7 +287,7 @@ def resume(history: History, clock: Clock) -> Attempt:
 
 
 def give_up(history: History, clock: Clock) -> Attempt:
-    return history.finish(require_active(history), "gave-up", clock())
+    return history.finish(require_active(history), Outcome.GAVE_UP, clock())
 
 
 def abandon(history: History, clock: Clock) -> Attempt:
@@ -312,7 +303,7 @@ def abandon(history: History, clock: Clock) -> Attempt:
             f"{exc.strerror or exc}; the attempt goes on"
         ) from None
     try:
-        return history.finish(attempt, "abandoned", clock(), archive=str(archived) if archived else None)
+        return history.finish(attempt, Outcome.ABANDONED, clock(), archive=str(archived) if archived else None)
     except BaseException:
         if archived is not None and not attempt.file.exists():
             archived.replace(attempt.file)  # not abandoned: the file back where it was

@@ -13,6 +13,7 @@ from drills.store import records
 from drills.store.history import Attempt, History
 from drills.store.records import DrillRecord, Scoreboard, TargetStats, finished
 from drills.store.schedule import TargetCard, deck, in_order
+from drills.store.states import Rung
 from grader.catalog import FULL, format_time, load_catalog
 
 
@@ -31,21 +32,21 @@ class Standing:
     @property
     def best(self) -> float | None:
         """Its best unassisted recall time alone (a full drill's segment is a best of the full drill)."""
-        return records.personal_best(self.own, "recall")
+        return records.personal_best(self.own, Rung.RECALL)
 
     @property
     def last(self) -> str:
         """Its last finished recall attempt alone: its time, "gave up", or "-"."""
-        recall = records.finished_on(self.own, "recall")
+        recall = records.finished_on(self.own, Rung.RECALL)
         return "-" if not recall else "gave up" if recall[-1].time is None else format_time(recall[-1].time)
 
     @property
     def attempts(self) -> int:
         """Its finished recall attempts alone."""
-        return len(records.finished_on(self.own, "recall"))
+        return len(records.finished_on(self.own, Rung.RECALL))
 
     @property
-    def rung(self) -> str:
+    def rung(self) -> Rung:
         return self.place.rung
 
     @property
@@ -62,11 +63,11 @@ class Standing:
         """As ``drill list`` draws it."""
         return DrillRecord(self.best, self.last, self.attempts)
 
-    def drilled_on(self, rung: str) -> bool:
+    def drilled_on(self, rung: Rung) -> bool:
         """It has a finished attempt of its own on ``rung``."""
         return bool(records.finished_on(self.own, rung))
 
-    def stats(self, rung: str = "recall", target_time: int | None = None) -> TargetStats:
+    def stats(self, rung: Rung = Rung.RECALL, target_time: int | None = None) -> TargetStats:
         """Its row of ``drill stats`` on ``rung`` (the recall row's best and attempts are this standing's)."""
         return records.stats(self.own, self.target, rung, target_time)
 

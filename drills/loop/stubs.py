@@ -36,7 +36,7 @@ from drills.loop.cloze import (
     note_lines,
     simple_statements,
 )
-from drills.store.history import RUNGS
+from drills.store.states import RUNGS, Rung
 from grader.catalog import load_catalog
 from reference import ENGINE
 
@@ -177,10 +177,11 @@ def left_out(drills: Collection[str] | None, source: str) -> list[str]:
     return [s for t in catalog.extensions for s in t.symbols if s not in core | own and s in functions]
 
 
-def check_rung(rung: str) -> None:
-    """A ValueError that says which rungs there are, for any other."""
+def check_rung(rung: str) -> Rung:
+    """The rung named ``rung``; a ValueError that says which rungs there are, for any other."""
     if rung not in RUNGS:
         raise ValueError(f"unknown rung {rung!r}: one of {', '.join(RUNGS)}")
+    return Rung(rung)
 
 
 def drill_parameters(node: ast.FunctionDef, drills: Collection[str] | None) -> set[str]:
@@ -301,14 +302,14 @@ def cut(
     source: str,
     symbols: Iterable[str],
     drills: Collection[str] | None = None,
-    rung: str = "recall",
+    rung: Rung = Rung.RECALL,
     absent: Iterable[str] = (),
 ) -> Stub:
     """``source`` with ``symbols`` blanked for ``rung`` (see ``RUNGS``), and the blanks of a cloze;
     ``absent``: symbols of other drills, their body left out whatever the rung."""
-    check_rung(rung)
+    rung = check_rung(rung)
     functions = functions_in(source)
-    notes = note_lines(source) if rung == "cloze" else set()
+    notes = note_lines(source) if rung is Rung.CLOZE else set()
     lines = source.splitlines(keepends=True)
     edits: list[tuple[int, int, list[str], Gap | None]] = []
     symbols = list(symbols)
@@ -331,11 +332,11 @@ def cut(
             ]
             edits.append((first.lineno - 1, node.end_lineno, doc + body, None))
             continue
-        if rung == "cloze":
+        if rung is Rung.CLOZE:
             edits.append((first.lineno - 1, first.end_lineno, doc, None))
             edits.extend(_cloze_edits(symbol, node, lines, notes, drills))
             continue
-        if rung == "copy":
+        if rung is Rung.COPY:
             body = _copy_lines(lines, first, node, symbol, indent)
         else:
             body = [
@@ -356,7 +357,7 @@ def blank(
     symbols: Iterable[str],
     header: str = "",
     drills: Collection[str] | None = None,
-    rung: str = "recall",
+    rung: Rung = Rung.RECALL,
     absent: Iterable[str] = (),
 ) -> str:
     """``source`` with ``symbols`` blanked for ``rung``: docstrings kept, less the paragraphs tagged for
@@ -368,9 +369,9 @@ def blank(
 
 
 HEADERS = {
-    "recall": "# Write: {symbols}; each is marked TODO below. Everything else is the reference.\n",
-    "copy": "# Retype: {symbols}; each shows the reference as a comment block above its TODO. Everything else is the reference.\n",
-    "cloze": "# Fill in the blanks of {symbols}: replace each TODO and its raise NotImplementedError with the missing code. Everything else is the reference.\n",
+    Rung.RECALL: "# Write: {symbols}; each is marked TODO below. Everything else is the reference.\n",
+    Rung.COPY: "# Retype: {symbols}; each shows the reference as a comment block above its TODO. Everything else is the reference.\n",
+    Rung.CLOZE: "# Fill in the blanks of {symbols}: replace each TODO and its raise NotImplementedError with the missing code. Everything else is the reference.\n",
 }
 
 
@@ -379,15 +380,15 @@ def stub_for(
     target_label: str,
     reference: Path = REFERENCE,
     drills: Collection[str] | None = None,
-    rung: str = "recall",
+    rung: Rung = Rung.RECALL,
 ) -> str:
     """The stub of a drill: the reference with ``symbols`` blanked for ``rung``, and a header that says so.
 
     ``drills``: the ids whose tagged docstring paragraphs and tagged code the stub keeps (None: every
     paragraph, all the code); the follow-ups' own symbols of other drills are left out (``left_out``)."""
-    check_rung(rung)
+    rung = check_rung(rung)
     symbols = list(symbols)
-    label = target_label if rung == "recall" else f"{target_label}, {rung} rung"
+    label = target_label if rung is Rung.RECALL else f"{target_label}, {rung} rung"
     whole = reference.read_text(encoding="utf-8")
     source = reference_for(whole, drills)
     absent = left_out(drills, source)

@@ -8,9 +8,9 @@ Two threads post events to one queue, which the generator reads in the caller's 
 watcher (watchfiles) and a grader, which runs ``session.check`` on a History connection of its own
 (SQLite connections are per thread) and so records each graded version. A newer save cancels the
 grading in flight (its process is killed, grader/worker.py): its result is dropped, never shown.
-With ``keys`` (a terminal), a third reads keystrokes: h the next hint, p pause or resume, r grade
-again, d the diff once a target passed, q quit; and when the attempt ends (passed here, or ended
-in another terminal), the watch stays and follows the next one started. Without keys (output piped),
+With ``keys`` (a terminal), a third reads keystrokes (their table: drills/loop/watch_keys.py; the
+diff once a target passed); and when the attempt ends (passed here, or ended in another terminal),
+the watch stays and follows the next one started. Without keys (output piped),
 the watch ends with its attempt. A Ctrl-C reaches the caller as KeyboardInterrupt; the warm grader
 is closed either way.
 
@@ -28,11 +28,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from drills.errors import DrillError
 from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.diff import compare
-from drills.loop.session import Checked, DrillError, check, require_active, target_states
-from drills.loop.watch_state import KEYS, Keys, WatchState
+from drills.loop.session import Checked, check, require_active, target_states
+from drills.loop.watch_keys import KEYS, Action
+from drills.loop.watch_state import Early, End, Event, Graded, Job, Keys, Pressed, Saved, WatchState
 from drills.store.faults import HistoryError
 from drills.store.history import Attempt, History
 from drills.store.paths import display
@@ -81,8 +83,8 @@ class _Watch:
         """False in an interview: p is refused, its clock runs as a real interview's does."""
         attempt = require_active(store)
         self.state = WatchState(attempt, target_states(attempt, session.latest_result(store, attempt)), keys=bool(keys))
-        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.jobs: queue.Queue[tuple[int, int] | None] = queue.Queue()
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.runner = warm_runner()
         self.asked = 0
         """The latest grading asked for: a result of an earlier one is stale."""
@@ -113,7 +115,7 @@ class _Watch:
         history: History | None = None
         try:
             while (job := self.jobs.get()) is not None:
-                token, attempt_id = job
+                token, attempt_id = job.token, job.attempt_id
                 if token != self.asked:
                     continue  # a newer save came meanwhile
                 outcome: Checked | str | None
@@ -131,21 +133,21 @@ class _Watch:
                     outcome = str(self.store.fault(exc))  # the same file, as the watch opened it
                 except Exception as exc:  # noqa: BLE001 - said on screen; the watch goes on
                     outcome = f"the grading failed: {exc}"
-                self.events.put(("graded", (token, outcome)))
+                self.events.put(Graded(token, outcome))
         finally:
             if history is not None:
                 history.close()
 
     def _early(self, token: int, failure: Failure) -> None:
         """The grading ``token``'s first failure, told while its other tests run: on screen at once."""
-        self.events.put(("early", (token, failure)))
+        self.events.put(Early(token, failure))
 
     def _read_keys(self, keys: Keys) -> None:
         while not self.stop.is_set():
             key = keys.read(0.1)
             if key:
-                self.events.put(("key", key))
-            if key and KEYS.get(key) == "quit":
+                self.events.put(Pressed(key))
+            if key and KEYS.get(key) is Action.QUIT:
                 return  # what is typed next is not ours: the terminal drops it (drills/commands/keys.py)
 
     def _watch_file(self) -> None:
@@ -175,7 +177,7 @@ class _Watch:
                 stop_event=stop,
                 raise_interrupt=False,
             ):
-                self.events.put(("saved", file))
+                self.events.put(Saved(file))
         except OSError:  # the folder is gone: the tick still sees a save (the file's stamp)
             pass
 
@@ -202,27 +204,27 @@ class _Watch:
         yield self.state
         tick = look = time.monotonic()
         while True:
+            event: Event | None
             try:
-                kind, data = self.events.get(timeout=max(0.0, min(tick + TICK, look + LOOK) - time.monotonic()))
+                event = self.events.get(timeout=max(0.0, min(tick + TICK, look + LOOK) - time.monotonic()))
             except queue.Empty:
-                kind, data = "look", None
+                event = None  # a look: nothing happened
             before = self.state = replace(self.state, graded=False, shown=None)
-            if kind == "key":
-                self._press(str(data))
-            elif kind == "saved" and data == self.state.attempt.file and self._running():
+            if isinstance(event, Pressed):
+                self._press(event.key)
+            elif isinstance(event, Saved) and event.file == self.state.attempt.file and self._running():
                 self._grade(saved=True)
-            elif kind == "graded" and not self._take(*data):
+            elif isinstance(event, Graded) and not self._take(event.token, event.outcome):
                 continue  # stale: nothing to show
-            elif kind == "early":
-                token, failure = data
-                if token != self.asked or not self.busy:
+            elif isinstance(event, Early):
+                if event.token != self.asked or not self.busy:
                     continue  # of a grading cancelled, or ended meanwhile
-                self.state = replace(self.state, early=failure)
+                self.state = replace(self.state, early=event.failure)
             now = time.monotonic()
             if now >= look + LOOK:
                 self._refresh()
                 look = now
-            if kind == "look" and self.state == before and now < tick + TICK:
+            if event is None and self.state == before and now < tick + TICK:
                 continue  # nothing new, and the clock on screen can wait
             tick = now
             yield self.state
@@ -248,7 +250,7 @@ class _Watch:
         self.asked += 1
         self.busy, self.asked_at, self.graded_at = True, time.perf_counter(), _stamp(file)
         self.asked_on_save = saved
-        self.jobs.put((self.asked, self.state.attempt.id))
+        self.jobs.put(Job(self.asked, self.state.attempt.id))
         self.state = replace(self.state, grading=True, message=None, early=None)
 
     def _cancel(self) -> None:
@@ -266,7 +268,7 @@ class _Watch:
         if isinstance(outcome, str):
             self.state = replace(self.state, graded=True, grading=False, message=outcome, early=None)
             return True
-        passed = "passed" if outcome.finished else None
+        passed = End.PASSED if outcome.finished else None
         self.state = WatchState(
             outcome.attempt,
             target_states(outcome.attempt, outcome.result),
@@ -299,7 +301,7 @@ class _Watch:
         self.state = state = replace(state, attempt=attempt, targets=targets)
         if not attempt.in_progress:  # its file archived, perhaps: nothing is missing, nor to grade
             self.missing = None
-            how = f"ended elsewhere ({attempt.outcome})"
+            how = End.ELSEWHERE  # the attempt's outcome says how (WatchState.said)
             self.state = replace(state, finished=how, ended=how if self.keys is None else None, message=None)
         elif self.missing is not None and not attempt.file.exists():
             if time.monotonic() - self.missing < LOOK:
@@ -326,20 +328,20 @@ class _Watch:
         action = KEYS.get(key)
         state = self.state
         try:
-            if action == "quit":
+            if action is Action.QUIT:
                 self._cancel()
-                self.state = replace(self.state, ended="quit")
-            elif action == "hint":
+                self.state = replace(self.state, ended=End.QUIT)
+            elif action is Action.HINT:
                 self.state = replace(state, shown=session.hint(self.store, _hinted(state)))
-            elif action == "pause":
+            elif action is Action.PAUSE:
                 if not self.pausable:
                     raise DrillError(NO_PAUSE)
                 self._pause_or_resume()
-            elif action == "grade":
+            elif action is Action.GRADE:
                 if not self._running():
                     raise DrillError(PAUSED if state.attempt.paused else "the attempt has ended: nothing to grade")
                 self._grade()
-            elif action == "diff":
+            elif action is Action.DIFF:
                 if not state.attempt.splits:
                     raise DrillError("d shows the diff with the reference once a target has passed")
                 self.state = replace(state, shown=compare(self.store, _last_passed(state.attempt), peek=False))

@@ -1,9 +1,12 @@
 """What a ``drill watch`` knows at each moment (``WatchState``, drawn by drills/views/report.py
-``watch_screen``), and the keys it reads (drills/loop/watch.py runs it)."""
+``watch_screen``), how it ends (``End``), and the events its threads post to it (drills/loop/watch.py
+runs it; its keys are drills/loop/watch_keys.py's table)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
 from typing import Protocol
 
 from drills.loop.diff import Comparison
@@ -11,8 +14,63 @@ from drills.loop.session import Checked, Hints, TargetState
 from drills.store.history import Attempt
 from grader.verdict import Failure
 
-KEYS = {"h": "hint", "p": "pause", "r": "grade", "d": "diff", "q": "quit"}
-"""The keys of an interactive watch, and what each does."""
+
+class End(StrEnum):
+    """How the watched attempt ended (``WatchState.finished``), or the watch (``WatchState.ended``)."""
+
+    PASSED = "passed"
+    """Every target passed, graded here."""
+    ELSEWHERE = "ended elsewhere"
+    """Ended in another terminal (given up, abandoned): the attempt's outcome says how."""
+    QUIT = "quit"
+    """q: the watch only; the attempt goes on."""
+
+
+# ---------------------------------------------------------------------------- the events
+
+
+@dataclass(frozen=True)
+class Saved:
+    """The watcher thread saw ``file`` written."""
+
+    file: Path
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The grader thread's result of the grading ``token``: the check, what stopped it (in words), or
+    None when it was cancelled."""
+
+    token: int
+    outcome: Checked | str | None
+
+
+@dataclass(frozen=True)
+class Early:
+    """The first failure of the grading ``token``, told while its other tests run."""
+
+    token: int
+    failure: Failure
+
+
+@dataclass(frozen=True)
+class Pressed:
+    """The keys thread read ``key``."""
+
+    key: str
+
+
+Event = Saved | Graded | Early | Pressed
+"""What the watch's threads post to its queue."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """A grading asked of the grader thread: the attempt's file as it is now, under ``token`` (a result
+    of an earlier token is stale)."""
+
+    token: int
+    attempt_id: int
 
 
 class Keys(Protocol):
@@ -49,14 +107,18 @@ class WatchState:
     a key could not do."""
     shown: Hints | Comparison | None = None
     """What a key asked for (h: hints, d: the diff), in this state only: to show once."""
-    finished: str | None = None
+    finished: End | None = None
     """How the watched attempt ended: passed, or ended elsewhere (in another terminal); None while
     it runs. With keys the watch goes on, and follows the next attempt started."""
-    ended: str | None = None
+    ended: End | None = None
     """How the watch ended: passed (every target passed), ended elsewhere (without keys, the watch
     ends with its attempt), or quit (q); None while it runs."""
     keys: bool = False
     """Keys are read: the screen names them."""
+
+    def said(self, end: End) -> str:
+        """An end in words: ``passed``, ``quit``, or ``ended elsewhere (gave-up)`` (the attempt's outcome)."""
+        return f"{end} ({self.attempt.outcome})" if end is End.ELSEWHERE else str(end)
 
     @property
     def first_failure(self) -> Failure | None:

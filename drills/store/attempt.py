@@ -7,6 +7,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drills.store.faults import HistoryError
+from drills.store.states import Outcome, Rung
 from grader.solution_file import UnreadableFile, read_solution
 
 EDITED_WHILE_PAUSED = "edited while paused"
@@ -23,12 +25,12 @@ class Attempt:
     paused_at: float | None
     paused_total: float
     ended_at: float | None
-    outcome: str | None
+    outcome: Outcome | None
     assisted: bool
     archive: str | None
     splits: dict[str, float] = field(default_factory=dict)
-    rung: str = "recall"
-    """The rung of the learning ladder it was on: copy, cloze or recall (drills/loop/stubs.py, RUNGS)."""
+    rung: Rung = Rung.RECALL
+    """The rung of the learning ladder it was on: copy, cloze or recall."""
     reason: str | None = None
     """Why it is assisted besides hints and peeks ("edited while paused", "changed across a reboot")."""
     banked: float | None = None
@@ -77,9 +79,38 @@ class Attempt:
     def time(self) -> float | None:
         """The finishing time of a passed attempt: the clock at the save that made every target pass
         (in a full drill, later than its last split when a target that had passed failed again)."""
-        if self.outcome != "passed" or self.ended_at is None:
+        if self.outcome is not Outcome.PASSED or self.ended_at is None:
             return None
         return self.elapsed(self.ended_at)
+
+    @property
+    def clock_at_end(self) -> float:
+        """The clock when it ended: a pass's time (``time``); for a give-up or an abandon, the clock when
+        it ended. The one reading of an ended attempt's clock (records, the ladder, the schedule, an
+        interview's part)."""
+        time = self.time
+        return time if time is not None else self.elapsed(self.ended_at or self.started_at)
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A graded version of an attempt's file: its source byte for byte, and the verdict's JSON."""
+
+    id: int
+    attempt_id: int
+    graded_at: float
+    elapsed: float | None
+    source: str
+    result: str
+    passed: bool
+
+
+class AttemptInProgress(HistoryError):
+    """One attempt at a time (``History.require_free``): refused while ``attempt`` is in progress."""
+
+    def __init__(self, attempt: Attempt) -> None:
+        super().__init__("an attempt is already in progress")
+        self.attempt = attempt
 
 
 def mark(now: float) -> tuple[str | None, float | None, float]:

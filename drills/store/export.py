@@ -36,12 +36,12 @@ from typing import Any
 
 from drills.store.history import History
 from drills.store.paths import atomic_write
+from drills.store.states import Outcome, Rung
 
 VERSION = 2
 READABLE = (1, 2)
 """The JSON versions ``drill import`` reads: 1 is an export from before the ladder (all recall)."""
 FORMATS = ("csv", "json")
-OUTCOMES = ("passed", "gave-up", "abandoned")
 CSV_FIELDS = (
     "kind",
     "attempt",
@@ -88,7 +88,7 @@ class Record:
     file: str
     started_at: float
     ended_at: float
-    outcome: str
+    outcome: Outcome
     paused_seconds: float
     assisted: bool
     archive: str | None
@@ -97,7 +97,7 @@ class Record:
     hints: tuple[tuple[str, int], ...]
     submissions: tuple[Submission, ...] | None = None
     """The graded versions of the file; None when not exported."""
-    rung: str = "recall"
+    rung: Rung = Rung.RECALL
     reason: str | None = None
     """Why it is assisted besides hints and peeks (edited while paused...)."""
 

@@ -12,25 +12,21 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from drills.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED, Attempt, mark
+from drills.store.attempt import (
+    CHANGED_ACROSS_REBOOT,
+    EDITED_WHILE_PAUSED,
+    Attempt,
+    AttemptInProgress,
+    Submission,
+    mark,
+)
 from drills.store.faults import HistoryCorrupt, HistoryError, busy_timeout, fault, os_fault
-from drills.store.schema import COLUMNS, RUNGS, SCHEMA, inspect, migrate
+from drills.store.schema import COLUMNS, SCHEMA, UPGRADE, inspect, migrate
+from drills.store.states import Outcome, Rung, state_of
 
-__all__ = ["COLUMNS", "RUNGS", "SCHEMA", "Attempt", "History", "HistoryCorrupt", "HistoryError", "open_history"]
-
-
-@dataclass(frozen=True)
-class Submission:
-    id: int
-    attempt_id: int
-    graded_at: float
-    elapsed: float | None
-    source: str
-    result: str
-    passed: bool
+__all__ = ["COLUMNS", "SCHEMA", "Attempt", "Submission", "History", "HistoryCorrupt", "HistoryError", "open_history"]
 
 
 def _text(source: bytes | str) -> str:
@@ -114,6 +110,11 @@ class History:
                 "SELECT target, elapsed FROM splits WHERE attempt_id = ? ORDER BY elapsed, rowid", (row["id"],)
             )
         }
+        try:  # a state this version does not know: written by another program or version
+            outcome = None if row["outcome"] is None else state_of(Outcome, row["outcome"], "its outcome")
+            rung = state_of(Rung, row["rung"], "its rung")
+        except ValueError as exc:
+            raise HistoryError(f"{self.path}: attempt {row['id']}: {exc}: {UPGRADE}") from None
         return Attempt(
             id=row["id"],
             target=row["target"],
@@ -122,11 +123,11 @@ class History:
             paused_at=row["paused_at"],
             paused_total=row["paused_total"],
             ended_at=row["ended_at"],
-            outcome=row["outcome"],
+            outcome=outcome,
             assisted=bool(row["assisted"]),
             archive=row["archive"],
             splits=splits,
-            rung=row["rung"],
+            rung=rung,
             reason=row["reason"],
             banked=row["clock_banked"],
             mark_boot=row["clock_boot"],
@@ -147,6 +148,12 @@ class History:
         row = self.db.execute("SELECT * FROM attempts WHERE outcome IS NULL ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else self._attempt(row)
 
+    def require_free(self) -> None:
+        """One attempt at a time, the one place it is checked: an AttemptInProgress naming the attempt in
+        progress, if any (``start`` asks it holding the write lock; an interview before it begins)."""
+        if (active := self.active()) is not None:
+            raise AttemptInProgress(active)
+
     def attempts(self, target: str | None = None) -> list[Attempt]:
         """Attempts, oldest first; of one target (or 'full') when given."""
         if target is None:
@@ -162,7 +169,7 @@ class History:
         target: str,
         file: Path,
         now: float,
-        rung: str = "recall",
+        rung: Rung = Rung.RECALL,
         sha256: str | None = None,
         write: Callable[[], str | None] | None = None,
     ) -> Attempt:
@@ -170,8 +177,7 @@ class History:
         ``write``: called once the history is known to be free, holding its write lock (a racing start
         waits, then finds this attempt), to write the file; it returns the file's sha256."""
         with self.transaction() as db:
-            if db.execute("SELECT 1 FROM attempts WHERE outcome IS NULL").fetchone():
-                raise HistoryError("an attempt is already in progress")
+            self.require_free()
             if write is not None:
                 sha256 = write()
             cursor = db.execute(
@@ -246,7 +252,7 @@ class History:
         return self.get(attempt.id)
 
     def finish(
-        self, attempt: Attempt, outcome: str, now: float, archive: str | None = None, elapsed: float | None = None
+        self, attempt: Attempt, outcome: Outcome, now: float, archive: str | None = None, elapsed: float | None = None
     ) -> Attempt:
         """End the attempt if it is still in progress; a paused clock stays stopped at its pause.
 
@@ -334,12 +340,12 @@ class History:
         started_at: float,
         paused_total: float,
         ended_at: float,
-        outcome: str,
+        outcome: Outcome,
         assisted: bool,
         archive: str | None,
         splits: Iterable[tuple[str, float]],
         hints: Iterable[tuple[str, int]],
-        rung: str = "recall",
+        rung: Rung = Rung.RECALL,
         reason: str | None = None,
     ) -> Attempt:
         """Add an attempt that has ended, whole (``drill import``); inside the caller's transaction."""

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
-from drills.store.history import RUNGS, Attempt, History
-from drills.store.records import Segment, best_segments, clock_at_end, finished, regressions, segments, sum_of_best
+from drills.store.history import Attempt, History
+from drills.store.records import Segment, best_segments, finished, regressions, segments, sum_of_best
+from drills.store.states import RUNGS, Outcome, Rung
 from grader.catalog import FULL, load_catalog
 
 
@@ -34,12 +35,12 @@ class Series:
     index: int
     """Position in the catalog (core targets, full, extensions): picks the colour and marker."""
     points: tuple[Point, ...]
-    rung: str = "recall"
+    rung: Rung = Rung.RECALL
 
     @property
     def label(self) -> str:
         """The drill, and its rung below recall: ``unbroadcast (copy)``."""
-        return self.target if self.rung == "recall" else f"{self.target} ({self.rung})"
+        return self.target if self.rung is Rung.RECALL else f"{self.target} ({self.rung})"
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def streak(days: set[date], today: date) -> Streak:
 
 
 def progress(
-    history: History, now: float, tz: tzinfo | None = None, rung_time: Callable[[str, str], int] | None = None
+    history: History, now: float, tz: tzinfo | None = None, rung_time: Callable[[str, Rung], int] | None = None
 ) -> Progress:
     """Every finished attempt, per drill in the catalog's order and per rung, and the full drill's runs.
 
@@ -126,12 +127,14 @@ def progress(
             if not done:
                 continue
             limit = (
-                catalog.target_time(drill_id) if rung == "recall" or rung_time is None else rung_time(drill_id, rung)
+                catalog.target_time(drill_id) if rung is Rung.RECALL or rung_time is None else rung_time(drill_id, rung)
             )
-            points = tuple(Point(a.ended_at or now, clock_at_end(a), a.outcome == "passed", a.assisted) for a in done)
+            points = tuple(
+                Point(a.ended_at or now, a.clock_at_end, a.outcome is Outcome.PASSED, a.assisted) for a in done
+            )
             series.append(Series(drill_id, limit, index, points, rung))
     runs = tuple(
-        FullRun(n, a.ended_at or now, clock_at_end(a), a.outcome == "passed", tuple(segments(a)), regressions(a))
+        FullRun(n, a.ended_at or now, a.clock_at_end, a.outcome is Outcome.PASSED, tuple(segments(a)), regressions(a))
         for n, a in enumerate(finished(by_drill.get(FULL, [])), 1)
     )
     days = {day_of(p.at, tz) for s in series for p in s.points}

@@ -13,24 +13,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from drills.store.history import Attempt
+from drills.store.states import Rung
 from grader.catalog import FULL, load_catalog
-
-FINISHED = ("passed", "gave-up")
-"""The outcomes that count as an attempt: an abandoned attempt is a reset, not a try."""
 
 
 def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
     """The attempts that count (passed or given up), in the order they ended."""
-    done = [a for a in attempts if a.outcome in FINISHED and a.ended_at is not None]
+    done = [a for a in attempts if a.outcome is not None and a.outcome.counts and a.ended_at is not None]
     return sorted(done, key=lambda a: (a.ended_at, a.id))
 
 
-def finished_on(own: Iterable[Attempt], rung: str = "recall") -> list[Attempt]:
+def finished_on(own: Iterable[Attempt], rung: Rung = Rung.RECALL) -> list[Attempt]:
     """A drill's attempts (``own``: all of them) on ``rung`` that count, in the order they ended."""
     return finished(a for a in own if a.rung == rung)
 
 
-def personal_best(own: Iterable[Attempt], rung: str = "recall", before: Attempt | None = None) -> float | None:
+def personal_best(own: Iterable[Attempt], rung: Rung = Rung.RECALL, before: Attempt | None = None) -> float | None:
     """The best unassisted time of a drill's attempts on ``rung`` (an assisted attempt is not a record),
     optionally of the attempts before one."""
     times = [
@@ -39,12 +37,6 @@ def personal_best(own: Iterable[Attempt], rung: str = "recall", before: Attempt 
         if a.time is not None and a.rung == rung and not a.assisted and (before is None or a.id < before.id)
     ]
     return min(times, default=None)
-
-
-def clock_at_end(attempt: Attempt) -> float:
-    """A pass's time; for a give-up, the clock when you gave up."""
-    time = attempt.time
-    return time if time is not None else attempt.elapsed(attempt.ended_at or attempt.started_at)
 
 
 # ---------------------------------------------------------------------------- splits
@@ -257,10 +249,12 @@ class TargetStats:
     """Passed times, oldest first (for the sparkline)."""
     share_under: float | None
     last: Attempt | None
-    rung: str = "recall"
+    rung: Rung = Rung.RECALL
 
 
-def stats(own: Sequence[Attempt], drill_id: str, rung: str = "recall", target_time: int | None = None) -> TargetStats:
+def stats(
+    own: Sequence[Attempt], drill_id: str, rung: Rung = Rung.RECALL, target_time: int | None = None
+) -> TargetStats:
     """A drill's stats on ``rung`` from its attempts (``own``: ``Standing.own``), against ``target_time``
     (that rung's; None: the catalog's, recall's)."""
     done = finished_on(own, rung)

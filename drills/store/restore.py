@@ -15,7 +15,6 @@ from drills.store.export import (
     CSV_FIELDS,
     FORMATS,
     OPTIONAL_FIELDS,
-    OUTCOMES,
     READABLE,
     SAME_START,
     VERSION,
@@ -23,7 +22,8 @@ from drills.store.export import (
     Record,
     Submission,
 )
-from drills.store.history import RUNGS, Attempt, History
+from drills.store.history import Attempt, History
+from drills.store.states import Outcome, Rung, State, state_of
 from grader.catalog import FULL, load_catalog
 
 # ---------------------------------------------------------------------------- reading
@@ -102,10 +102,14 @@ class _Check:
             raise self.fail(f"{field} must be text, got {value!r}")
         return value
 
+    def state(self, kind: type[State], value: object, field: str) -> State:
+        try:
+            return state_of(kind, value, field)
+        except ValueError as exc:
+            raise self.fail(str(exc)) from None
+
     def attempt(self, fields: dict[str, Any], splits: list[tuple[str, float]], hints: list[tuple[str, int]]) -> Record:
-        outcome = fields.get("outcome")
-        if outcome not in OUTCOMES:
-            raise self.fail(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
+        outcome = self.state(Outcome, fields.get("outcome"), "outcome")
         started = self.time(fields.get("started_at"), "started_at")
         ended = self.time(fields.get("ended_at"), "ended_at")
         if ended < started:
@@ -117,27 +121,25 @@ class _Check:
                 raise self.fail(f"an attempt at {target} cannot have a split for {split}")
         if len({t for t, _ in splits}) < len(splits) or len({t for t, _ in hints}) < len(hints):
             raise self.fail("a target appears twice in the splits or hints of one attempt")
-        if outcome == "passed" and not splits:
+        if outcome is Outcome.PASSED and not splits:
             raise self.fail("a passed attempt needs its splits")
         paused = self.seconds(fields.get("paused_seconds", 0), "paused_seconds")
-        rung = fields.get("rung") or "recall"  # an export from before the ladder: recall
-        if rung not in RUNGS:
-            raise self.fail(f"rung must be one of {', '.join(RUNGS)}, got {rung!r}")
-        if target == FULL and rung != "recall":
+        rung = self.state(Rung, fields.get("rung") or Rung.RECALL, "rung")  # an export from before the ladder
+        if target == FULL and rung is not Rung.RECALL:
             raise self.fail("the full drill is recall only")
         return Record(
             target=target,
             file=self.text(fields.get("file"), "file") or "",
             started_at=started,
             ended_at=ended,
-            outcome=str(outcome),
+            outcome=outcome,
             paused_seconds=paused,
             assisted=self.flag(fields.get("assisted"), "assisted"),
             archive=self.text(fields.get("archive"), "archive", optional=True) or None,
             splits=tuple(sorted(splits, key=lambda kv: kv[1])),
             hints=tuple(sorted(hints)),
             submissions=None,
-            rung=str(rung),
+            rung=rung,
             reason=self.text(fields.get("reason"), "reason", optional=True) or None,
         )
 

@@ -28,7 +28,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from drills.store.history import Attempt, History
-from drills.store.records import clock_at_end, finished, segments
+from drills.store.records import finished, segments
+from drills.store.states import Outcome, Rung
 from grader.catalog import FULL, load_catalog
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class TargetCard:
 
 def rate(attempt: Attempt, target_time: float) -> Rating:
     """The fsrs rating of a finished attempt."""
-    return rating(attempt.outcome == "passed", clock_at_end(attempt), attempt.assisted, target_time)
+    return rating(attempt.outcome is Outcome.PASSED, attempt.clock_at_end, attempt.assisted, target_time)
 
 
 def rating(passed: bool, time: float, assisted: bool, target_time: float) -> Rating:
@@ -143,8 +144,8 @@ def card(
             limit = target_time + sum(load_catalog().get(t).target_time for t in segment.targets if t != target)
             rated = rating(True, spent, run.assisted, limit)
             done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
-    recall = [a for a in finished(attempts) if a.rung == "recall"]
-    if target != FULL and not done and not any(a.outcome == "passed" for a in recall):
+    recall = [a for a in finished(attempts) if a.rung is Rung.RECALL]
+    if target != FULL and not done and not any(a.outcome is Outcome.PASSED for a in recall):
         recall = []  # not in the schedule yet: copy, cloze and give-ups are learning steps
     for attempt in recall:
         rated = rate(attempt, target_time)

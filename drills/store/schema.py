@@ -1,4 +1,4 @@
-"""The history's tables, as this version writes them, and what it makes of a history written by
+"""The history's tables, as this version writes them (the interviews' among them), and what it makes of a history written by
 another version: an older one gets the columns it lacks; a newer one (a higher ``user_version``, a
 column this version does not know that a write must fill) is read where the columns this version
 reads are there, and never written."""
@@ -54,12 +54,42 @@ CREATE TABLE IF NOT EXISTS hints (
 );
 CREATE INDEX IF NOT EXISTS attempts_by_target ON attempts(target, started_at);
 CREATE INDEX IF NOT EXISTS submissions_by_attempt ON submissions(attempt_id, graded_at);
+-- the mock interviews (drills/interview/store.py reads and writes them)
+CREATE TABLE IF NOT EXISTS interviews (
+    id INTEGER PRIMARY KEY,
+    started_at REAL NOT NULL,              -- epoch seconds
+    ended_at REAL,                         -- NULL while it runs (or if it was never finished)
+    plan TEXT NOT NULL,                    -- Plan.to_json(): the session as planned
+    report TEXT                            -- where its Markdown transcript was written
+);
+CREATE TABLE IF NOT EXISTS interview_parts (
+    interview_id INTEGER NOT NULL REFERENCES interviews(id),
+    position INTEGER NOT NULL,             -- its place in the plan
+    kind TEXT NOT NULL,                    -- coding | follow-up
+    target TEXT NOT NULL,                  -- the catalog target drilled
+    budget REAL NOT NULL,                  -- seconds it was given
+    attempt_id INTEGER REFERENCES attempts(id),  -- the drill attempt that ran it
+    outcome TEXT,                          -- passed | gave-up | out-of-time | skipped; NULL while it runs
+    seconds REAL,                          -- the clock at its end
+    nudges INTEGER NOT NULL DEFAULT 0,     -- hints shown, as the interviewer's nudges
+    code TEXT,                             -- the file as last graded
+    PRIMARY KEY (interview_id, position)
+);
+CREATE TABLE IF NOT EXISTS interview_answers (
+    id INTEGER PRIMARY KEY,
+    interview_id INTEGER REFERENCES interviews(id),  -- NULL: answered outside an interview
+    question TEXT NOT NULL,                -- a question id of drills/interview/questions.toml
+    asked_at REAL NOT NULL,
+    answered_at REAL NOT NULL,             -- the review time of the question's schedule
+    time_box INTEGER NOT NULL,             -- seconds it was given
+    answer TEXT NOT NULL,                  -- what the user wrote, as written
+    covered TEXT NOT NULL,                 -- JSON list of the key points covered (0-based indexes)
+    points INTEGER NOT NULL                -- how many key points the question had
+);
+CREATE INDEX IF NOT EXISTS answers_by_question ON interview_answers(question, answered_at);
 """
 
 
-RUNGS = ("copy", "cloze", "recall")
-"""The learning ladder of a target, bottom up: retype the reference in view, fill in its key lines, write
-it from memory (the drill as it always was). The full drill is recall only."""
 RUNG_COLUMN = "ALTER TABLE attempts ADD COLUMN rung TEXT NOT NULL DEFAULT 'recall'"
 """A history made before the learning ladder gets the column: its attempts read as recall, the drill
 as it was."""

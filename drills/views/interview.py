@@ -14,6 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from drills.interview.transcript import verdict
+from drills.loop.watch_keys import Bar, key_bar
+from drills.store.states import PartOutcome
 from drills.views.render import counted, due_in, grid, hint_text
 from grader.catalog import format_time
 
@@ -140,7 +142,7 @@ def part_screen(screen: RenderableType, target: str, budget: float, elapsed: flo
     """The live watch screen of a coding part, under the time the part has left."""
     left = format_time(max(0.0, budget - elapsed))
     head = Text(f" Interview: {target}, {left} left of {format_time(budget)}", style="bold magenta")
-    keys = " h nudge · r grade · q gives the task up · Ctrl-C stops the interview   no pause: the clock runs"
+    keys = f" {key_bar(Bar.INTERVIEW)} · Ctrl-C stops the interview   no pause: the clock runs"
     return Group(head, screen, Text(""), Text(keys, style="dim"))
 
 
@@ -155,12 +157,16 @@ def nudge_view(hints: Hints) -> RenderableType:
 
 def part_end_view(part: PartRecord, follow_up: str | None, follow_budget: int | None) -> RenderableType:
     """A coding part ended: how, and whether the follow-up comes."""
-    said = {"passed": "that passes", "out-of-time": "time is up", "gave-up": "let us leave it there"}
+    said = {
+        PartOutcome.PASSED: "that passes",
+        PartOutcome.OUT_OF_TIME: "time is up",
+        PartOutcome.GAVE_UP: "let us leave it there",
+    }
     lines = [interviewer(f"{said.get(part.outcome or '', 'done')}: {part.target} {verdict(part)}.")]
     if follow_up is not None and part.kind == "coding":
         if follow_budget is not None:
             lines.append(interviewer(f"good. A follow-up, then: {follow_up}, in {format_time(follow_budget)}."))
-        elif part.outcome == "passed":
+        elif part.outcome == PartOutcome.PASSED:
             lines.append(Text(f" No follow-up ({follow_up}): not enough time left for it.", style="dim"))
         else:
             lines.append(Text(f" No follow-up ({follow_up}): it comes once the task passes.", style="dim"))

@@ -10,7 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from drills.store.history import RUNGS
+from drills.store.states import RUNGS, Rung
 from drills.views.render import id_column, next_step
 from grader.catalog import FULL, format_time
 
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from drills.loop.ladder import Place, RungTime
 
 WHAT = {
-    "copy": "retype the reference, in view above each blank",
-    "cloze": "fill in its key lines: the gradient rules and the traps",
-    "recall": "write it from memory: the drill",
+    Rung.COPY: "retype the reference, in view above each blank",
+    Rung.CLOZE: "fill in its key lines: the gradient rules and the traps",
+    Rung.RECALL: "write it from memory: the drill",
 }
 RULE = (
     "A pass on a target's rung within that rung's time, without hints or a peek, moves it up one; "
@@ -33,16 +33,16 @@ def to_move(spot: Place, seconds: int) -> str:
     """What moves a target up from its rung, and how close it is to moving down."""
     if spot.target == FULL:
         return "recall only"
-    if spot.rung == "recall":
+    if spot.rung == Rung.RECALL:
         up = "the top: drill next schedules it"
     else:
         up = f"a pass within {format_time(seconds)}, unassisted: up to {RUNGS[RUNGS.index(spot.rung) + 1]}"
-    if spot.overs and spot.rung != "copy":
+    if spot.overs and spot.rung != Rung.COPY:
         up += f" (over last time: once more, down to {RUNGS[RUNGS.index(spot.rung) - 1]})"
     return up
 
 
-def ladder_view(places: Sequence[Place], times: Mapping[str, Mapping[str, RungTime]]) -> RenderableType:
+def ladder_view(places: Sequence[Place], times: Mapping[str, Mapping[Rung, RungTime]]) -> RenderableType:
     """``drill ladder``: per target, its rung, the three rungs' times, what moves it; then why those times."""
     lines: list[RenderableType] = [Text(" The ladder, bottom up:", style="bold")]
     for rung in RUNGS:
@@ -58,20 +58,20 @@ def ladder_view(places: Sequence[Place], times: Mapping[str, Mapping[str, RungTi
         own = times.get(spot.target, {})
         cells = [format_time(own[r].seconds) if r in own else "-" for r in RUNGS]
         seconds = own[spot.rung].seconds if spot.rung in own else 0
-        rung = Text(spot.rung, style="bold cyan" if spot.rung != "recall" else "")
+        rung = Text(spot.rung, style="bold cyan" if spot.rung != Rung.RECALL else "")
         table.add_row(spot.target, rung, *cells, to_move(spot, seconds))
     lines += [table, Text(""), Text(" Why these times:", style="bold")]
     for spot in places:
         own = times.get(spot.target, {})
         lines.append(Text(f" {spot.target}", style="bold"))
         lines += [Text(f"   {own[r].reasoning}") for r in RUNGS if r in own]
-    lines.append(next_step("drill start TARGET", "starts its rung;  --rung copy|cloze|recall  chooses"))
+    lines.append(next_step("drill start TARGET", f"starts its rung;  --rung {'|'.join(RUNGS)}  chooses"))
     return Group(*lines)
 
 
-def moved_line(target: str, before: str, after: str) -> Text | None:
+def moved_line(target: str, before: Rung, after: Rung) -> Text | None:
     """Where an attempt just finished moved its target on the ladder; None when it stays on recall."""
-    if before == after == "recall" or target == FULL:
+    if before == after == Rung.RECALL or target == FULL:
         return None
     if RUNGS.index(after) > RUNGS.index(before):
         said = f"moves up to {after}"

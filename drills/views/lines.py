@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from drills.store.paths import display
+from drills.store.states import Rung
 from drills.views.render import counted, due_in, next_step
 from grader.catalog import FULL, format_time, listed
 
@@ -28,17 +29,17 @@ def started_view(started: Started) -> RenderableType:
     blank = f"all {len(symbols)} functions of the engine" if started.attempt.target == FULL else listed(symbols)
     verb = "is" if len(symbols) == 1 else "are"
     said = {
-        "copy": f"{blank} {verb} blank, the reference's code in view above each blank to retype",
-        "cloze": f"the key lines of {blank} are blank, the rest of their code given",
+        Rung.COPY: f"{blank} {verb} blank, the reference's code in view above each blank to retype",
+        Rung.CLOZE: f"the key lines of {blank} are blank, the rest of their code given",
     }.get(started.rung, f"{blank} {verb} blank")
     lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {said}; everything else is the reference."]
     if started.attempt.target != FULL:
-        other = "  (drill ladder: every rung)" if started.rung != "recall" else ""
+        other = "  (drill ladder: every rung)" if started.rung != Rung.RECALL else ""
         lines.append(f" Rung: [bold]{started.rung}[/] of the ladder copy → cloze → recall; --rung chooses.{other}")
     if started.archived:
         lines.append(f" Your previous file was archived to {escape(display(started.archived))}.")
     best = "none yet" if started.best is None else format_time(started.best)
-    on = "" if started.rung == "recall" else f" on {started.rung}"
+    on = "" if started.rung == Rung.RECALL else f" on {started.rung}"
     lines.append(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best{on}: {best}.")
     if started.reasoning:
         lines.append(f" [dim]Why {format_time(started.target_time)}: {escape(started.reasoning)}[/]")
@@ -92,7 +93,7 @@ def stopped_watching(attempt: Attempt, now: float) -> Text:
 
 
 def yours_line(
-    target: str, attempts: int, best: float | None, due: float, splits: int = 0, rung: str = "recall"
+    target: str, attempts: int, best: float | None, due: float, splits: int = 0, rung: Rung = Rung.RECALL
 ) -> Text:
     """Under a review card: your record on it (its attempts alone, its splits in full drills), the rung
     ``drill start`` starts (said when it is not recall), and when it is due."""
@@ -102,7 +103,7 @@ def yours_line(
     if splits:
         parts.append(f"passed in {counted(splits, 'full drill')}")
     mine = "; ".join(parts) if parts else "never drilled"
-    on = "" if rung == "recall" else f"; its {rung} rung next"
+    on = "" if rung == Rung.RECALL else f"; its {rung} rung next"
     return next_step(f"drill start {target}", f"yours: {mine}{on}; due {due_in(due)}")
 
 

@@ -12,6 +12,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
+from drills.store.states import Rung
 from grader.catalog import FULL, Catalog, Target, format_time
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def _catalog_table(
     def add(target_id: str, what: str | Text, target_time: int) -> None:
         record = records.get(target_id)
         best, last, attempts = (record.best, record.last, record.attempts) if record else (None, "-", 0)
-        rung = rungs.get(target_id, "-") if rungs is not None else "recall"
+        rung = rungs.get(target_id, "-") if rungs is not None else Rung.RECALL
         cells: list[RenderableType] = [target_id, *([rung] if column else []), *([] if narrow else [what])]
         cells += [format_time(target_time), t(best), last, str(attempts)]
         if due is not None:
@@ -248,7 +249,7 @@ def stats_table(rows: list[TargetStats]) -> RenderableType:
 def _stats_table(rows: list[TargetStats], narrow: bool) -> Table:
     table = grid(narrow, caption="median 5: of your last five times · ≤ target: share of attempts")
     id_column(table, [s.target for s in rows])
-    rungs = any(s.rung != "recall" for s in rows)  # a row per rung drilled: each against its own time
+    rungs = any(s.rung != Rung.RECALL for s in rows)  # a row per rung drilled: each against its own time
     if rungs:
         table.add_column("rung", no_wrap=True)
     tries = "tries" if narrow and rungs else "attempts"  # room for the rung in 60 columns
@@ -321,10 +322,10 @@ def due_in(seconds: float) -> str:
     return f"in {counted(round(seconds / DAY), 'day')}"
 
 
-def reason(card: TargetCard, now: float, rung: str = "recall") -> str:
+def reason(card: TargetCard, now: float, rung: Rung = Rung.RECALL) -> str:
     """Why a card is where it is in the queue, in a few words; ``rung``: the one ``drill start`` starts
     (a target never drilled: copy, said by drill start)."""
-    on = "" if rung == "recall" else f"; its {rung} rung next"
+    on = "" if rung == Rung.RECALL else f"; its {rung} rung next"
     if card.new:
         return "never drilled"
     if card.learning:
@@ -349,7 +350,7 @@ QUEUE_SHOWN = 4
 """How many targets after the chosen one `drill next` names."""
 
 
-def next_view(queue: list[TargetCard], now: float, rung: str = "recall") -> RenderableType:
+def next_view(queue: list[TargetCard], now: float, rung: Rung = Rung.RECALL) -> RenderableType:
     """``drill next``: the chosen target, why (``rung``: the one it starts on), the ones after it, and the command."""
     chosen = queue[0]
     lines: list[RenderableType] = []

@@ -12,7 +12,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from drills.loop.watch_keys import Bar, key_bar
 from drills.store.paths import display
+from drills.store.states import Rung
 from drills.views.card import review_card
 from drills.views.render import counted, delta, next_step, reason, scoreboard, t
 from grader.catalog import format_time
@@ -107,7 +109,7 @@ def passed_line(checked: Checked, board: Scoreboard) -> Text:
     attempt = checked.attempt
     main = board.total if board.total is not None else board.rows[0]
     line = Text(" ✓ ", style="bold green")
-    rung = "" if attempt.rung == "recall" else f" ({attempt.rung} rung)"
+    rung = "" if attempt.rung == Rung.RECALL else f" ({attempt.rung} rung)"
     line.append(f"{attempt.target}{rung}   passed at {t(main.time)}   (target {format_time(main.target_time)}, ")
     line.append_text(delta(main.delta))
     if main.previous_best is not None:
@@ -148,7 +150,7 @@ def finish_view(
     chosen: TargetCard,
     now: float,
     extra: Sequence[RenderableType] = (),
-    rung: str = "recall",
+    rung: Rung = Rung.RECALL,
 ) -> RenderableType:
     """An attempt that just passed: the report, ``extra`` (the retyping feedback and the ladder's move),
     its review card, the scoreboard, what to compare (after a full drill: all of it, ``drill diff full``), and what is due next (on ``rung``). The scoreboard
@@ -176,28 +178,24 @@ def failing_detail(state: TargetState) -> str:
     return state.result.not_run_line or "" if state.result is not None else ""
 
 
-def attempt_head(attempt: Attempt, now: float) -> Text:
+def attempt_head(attempt: Attempt, now: float, target_time: int) -> Text:
+    """The attempt's clock against ``target_time``, its rung's (the command reads it: drills/loop/ladder.py
+    ``target_seconds``, which keeps the rung times it computes; a view writes nothing)."""
     elapsed = format_time(attempt.elapsed(now))
     state = "⏸ paused" if attempt.paused else "▶"
-    return Text(f" {named(attempt)}  {elapsed} {state}  target {format_time(attempt_target(attempt))}", style="bold")
+    return Text(f" {named(attempt)}  {elapsed} {state}  target {format_time(target_time)}", style="bold")
 
 
 def named(attempt: Attempt) -> str:
     """The attempt's target, and its rung below recall: ``unbroadcast (copy)``."""
-    return attempt.target if attempt.rung == "recall" else f"{attempt.target} ({attempt.rung})"
+    return attempt.target if attempt.rung == Rung.RECALL else f"{attempt.target} ({attempt.rung})"
 
 
-def attempt_target(attempt: Attempt) -> int:
-    """The target time of the attempt's rung."""
-    from drills.loop.ladder import target_seconds
-
-    return target_seconds(attempt.target, attempt.rung)
-
-
-def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float) -> RenderableType:
-    """``drill status``: the clock, and each target's state by the latest graded version."""
+def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float, target_time: int) -> RenderableType:
+    """``drill status``: the clock against ``target_time`` (its rung's), and each target's state by the
+    latest graded version."""
     paused = " (paused)" if attempt.paused else ""
-    target = format_time(attempt_target(attempt))
+    target = format_time(target_time)
     head = Text(f" {named(attempt)}", style="bold").append(
         f"  {format_time(attempt.elapsed(now))}{paused}  target {target}"
     )
@@ -232,14 +230,16 @@ def watch_row(state: TargetState, clock: str) -> Text:
     return text.append(failed_summary(state.result), style="default")
 
 
-def watch_head(state: WatchState, now: float) -> Text:
-    head = attempt_head(state.attempt, now)
+def watch_head(state: WatchState, now: float, target_time: int) -> Text:
+    from drills.loop.watch_state import End  # loaded with the watch; drill grade's report does without
+
+    head = attempt_head(state.attempt, now, target_time)
     if state.grading:
         head.append("  ⟳ grading", style="yellow")
-    if state.finished == "passed":
+    if state.finished is End.PASSED:
         head.append("  ✓ passed", style="green")
     elif state.finished is not None:
-        head.append(f"  {state.finished}", style="yellow")
+        head.append(f"  {state.said(state.finished)}", style="yellow")
     return head
 
 
@@ -259,21 +259,19 @@ def watch_footer(state: WatchState) -> Text:
             style="dim",
         )
     if state.finished is not None:
-        return Text(" d diff · h hints · q quit   (drill next --start elsewhere: this watch follows it)", style="dim")
+        return Text(f" {key_bar(Bar.ENDED)}   (drill next --start elsewhere: this watch follows it)", style="dim")
     if attempt.paused:
-        return Text(" p resume · h hint · q quit   paused: saves are graded on resume", style="dim")
-    return Text(
-        f" h hint · p pause · r grade · d diff · q quit   watching {display(attempt.file)} {graded}", style="dim"
-    )
+        return Text(f" {key_bar(Bar.PAUSED)}   paused: saves are graded on resume", style="dim")
+    return Text(f" {key_bar(Bar.RUNNING)}   watching {display(attempt.file)} {graded}", style="dim")
 
 
-def watch_screen(state: WatchState, now: float, footer: bool = True) -> RenderableType:
+def watch_screen(state: WatchState, now: float, target_time: int, footer: bool = True) -> RenderableType:
     """The live screen of ``drill watch``: the clock (and a grading under way, with its first failure
     as soon as it is known), each target's row (how
     many tests failed; the first failure once, under the first failing target), and the keys (unless
-    ``footer`` is False: an interview shows its own)."""
+    ``footer`` is False: an interview shows its own). ``target_time``: of the attempt's rung."""
     clock = f"{format_time(state.attempt.elapsed(now))}  "
-    lines: list[RenderableType] = [watch_head(state, now)]
+    lines: list[RenderableType] = [watch_head(state, now, target_time)]
     if state.grading and state.early is not None:  # this save's first failure, before its verdict
         lines += [
             Text(" this save, so far (the rest still runs):", style="yellow"),
