@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import dis
 import importlib.abc
 import importlib.util
 import signal
@@ -21,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import CodeType, FrameType, ModuleType
 
 from grader.blame import Blame
 from grader.catalog import listed
@@ -120,12 +121,13 @@ def cap_memory(megabytes: int) -> str | None:
     return None
 
 
-def forbidden_imports(source: bytes, filename: str) -> str | None:
-    """The first import of a forbidden package in ``source``, as a message; None if there is none."""
+def _forbidden_in_tree(source: bytes, filename: str) -> str | None:
+    """``forbidden_imports`` for a file that does not compile, read as a syntax tree where it parses
+    (``ast.parse`` allows what only the compiler refuses, a late ``from __future__``)."""
     try:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError):
-        return None  # importing it will report the syntax error
+        return None
     for node in ast.walk(tree):
         names = []
         if isinstance(node, ast.Import):
@@ -135,6 +137,26 @@ def forbidden_imports(source: bytes, filename: str) -> str | None:
         for name in names:
             if name.split(".")[0] in FORBIDDEN:
                 return f"{Path(filename).name}:{node.lineno} imports {name}"
+    return None
+
+
+def forbidden_imports(code: CodeType, filename: str) -> str | None:
+    """The first import of a forbidden package in ``code`` (the solution compiled, its functions'
+    code included), as a message; None if there is none. Looks into the instructions only where the
+    names a code object uses include a forbidden one (an import's module is one of them)."""
+    if any(name.split(".")[0] in FORBIDDEN for name in code.co_names):
+        previous: list[dis.Instruction] = []
+        for instruction in dis.get_instructions(code):
+            level = previous[-2].argval if len(previous) >= 2 else 0  # LOAD_CONST level, fromlist; IMPORT_NAME
+            if instruction.opname == "IMPORT_NAME" and level == 0 and instruction.argval.split(".")[0] in FORBIDDEN:
+                line = instruction.positions.lineno if instruction.positions else None
+                return f"{Path(filename).name}:{line or code.co_firstlineno} imports {instruction.argval}"
+            previous.append(instruction)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            refusal = forbidden_imports(const, filename)
+            if refusal:
+                return refusal
     return None
 
 
@@ -164,6 +186,14 @@ def _smuggled(module: ModuleType) -> str | None:
     return None
 
 
+def _not_compiled(path: Path, exc: SyntaxError) -> GradeFailure:
+    if "codec can't decode" in str(exc) or "utf-8" in str(exc.msg).lower():
+        return GradeFailure(f"could not import {path.name}: it is not UTF-8 text ({exc.msg})")
+    where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
+    text = f"\n    {exc.text.rstrip()}" if exc.text else ""
+    return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
+
+
 def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
     """Import the user's file by path, or the verdict that explains why it cannot be graded."""
     try:
@@ -172,7 +202,18 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         return GradeFailure(str(exc))
     if not source.strip():
         return GradeFailure(f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}")
-    refusal = forbidden_imports(source, str(path))
+    try:  # as the import system compiles a source file (SourceLoader.source_to_code)
+        code = compile(source, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes (Python 3.11)
+        refusal = _forbidden_in_tree(source, str(path))
+        if refusal is None:
+            return (
+                _not_compiled(path, exc)
+                if isinstance(exc, SyntaxError)
+                else GradeFailure(f"could not import {path.name}: {exc}")
+            )
+    else:
+        refusal = forbidden_imports(code, str(path))
     if refusal:
         return GradeFailure(
             f"refused: {refusal}. The drill is to write the gradients yourself, with NumPy only "
@@ -180,18 +221,12 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
         )
     sys.meta_path.insert(0, ForbiddenImports(path))
     spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[MODULE_NAME] = module
     try:
         with time_limit(seconds):
-            spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        if "codec can't decode" in str(exc) or "utf-8" in str(exc.msg).lower():
-            return GradeFailure(f"could not import {path.name}: it is not UTF-8 text ({exc.msg})")
-        where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
-        text = f"\n    {exc.text.rstrip()}" if exc.text else ""
-        return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
+            exec(code, module.__dict__)  # noqa: S102 - the user's module, run as its import would
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - whatever the user's import raised, TestTimeout included

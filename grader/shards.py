@@ -28,9 +28,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pytest
+if TYPE_CHECKING:  # grader/run.py asks count() without loading pytest: drill's light commands import it
+    import pytest
 
 SHARDS_ENV = "DRILL_SHARDS"
 """How many processes one grading may use: a count (1: no copies); unset, the cores, at most 4."""
@@ -201,7 +202,7 @@ def _copy(session: pytest.Session, queue: Queue, reporter: Reporting, file: Path
             threading.Thread(target=watch, name="drill-watchdog", daemon=True).start()
         try:
             _run_queue(session, queue)
-        except (KeyboardInterrupt, pytest.exit.Exception):  # the rest of this share is not run, as in one process
+        except (KeyboardInterrupt, _exit_exception()):  # the rest of this share is not run, as in one process
             pass
         reporter.write({"event": "shard-done", "leftovers": reporter.leftovers()})
         code = 0
@@ -210,6 +211,12 @@ def _copy(session: pytest.Session, queue: Queue, reporter: Reporting, file: Path
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
         os._exit(code)
+
+
+def _exit_exception() -> type[BaseException]:
+    import pytest
+
+    return pytest.exit.Exception
 
 
 def _own_capture(config: pytest.Config) -> None:

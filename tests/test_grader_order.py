@@ -9,6 +9,7 @@ import json
 import threading
 from pathlib import Path
 
+from grader import shards
 from grader.run import grade_file, pytest_args
 from tests.mutants import MUTANTS
 from tests.support import CATALOG, REFERENCE_SOURCE
@@ -39,7 +40,9 @@ def _function(nodeid):
     return nodeid.partition("[")[0]
 
 
-def test_one_case_of_every_function_runs_first_and_costly_tests_last(tmp_path, warm_runner):
+def test_one_case_of_every_function_runs_first_and_costly_tests_last(tmp_path, warm_runner, monkeypatch):
+    # The run order, in one process (in several, each takes the next test in this order: test_shards.py)
+    monkeypatch.setenv(shards.SHARDS_ENV, "1")
     engine = tmp_path / "engine.py"
     engine.write_text(REFERENCE_SOURCE)
     events = _events(engine, ["backward", "arith"], tmp_path, warm_runner)
