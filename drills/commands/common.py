@@ -6,14 +6,18 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import tzinfo
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from drills.loop.clock import Clock
-from drills.loop.session import DrillError
-from drills.store.history import History
+from drills.loop.errors import DrillError
+
+if TYPE_CHECKING:
+    from datetime import tzinfo
+
+    from drills.loop.clock import Clock
+    from drills.store.history import History
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,16 @@ class Terminal:
     """The clock every command reads; tests give a MockClock."""
     tz: tzinfo | None = None
     """The time zone of calendar days (streaks, chart axes): None is the local one."""
+
+
+def consoles() -> tuple[Console, Console]:
+    """Standard output and standard error, as every command prints to them."""
+    return Console(highlight=False), Console(stderr=True, highlight=False)
+
+
+def error_line(message: str) -> Text:
+    """A refusal, as one line on standard error."""
+    return Text("error: ", style="bold red") + Text(message)
 
 
 @contextmanager
