@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
+from drills.loop.errors import describe_active
 from drills.loop.standing import queue, standings
 from drills.views import lines, render
 from grader.catalog import FULL, load_catalog
@@ -25,8 +26,6 @@ def overview(term: Terminal, title: bool = True) -> None:
         term.out.print()
         active = store.active()
     if active is not None:
-        from drills.loop.session import describe_active  # here: the drill loop is not needed without one
-
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=False))
     else:
         chosen = cards[0]
@@ -48,8 +47,6 @@ def next_target(term: Terminal) -> None:
         rung = told[cards[0].target].rung
         questions = due_questions(store.db, now)
     if active is not None:
-        from drills.loop.session import describe_active
-
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now, rung))
     shown = due_questions_view(questions, load_bank(), now)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from drills.loop.clock import Clock
-from drills.loop.errors import DrillError
+from drills.loop.errors import DrillError, describe_active
 from drills.loop.ladder import current_rung, rung_time
 from drills.store import pending
 from drills.store.attempt import file_sha256
@@ -37,11 +37,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value = getattr(__import__(GRADING[name], fromlist=[name]), name)
     return value
-
-
-def describe_active(attempt: Attempt, now: float) -> str:
-    state = "paused at" if attempt.paused else "at"
-    return f"an attempt at {attempt.target} is in progress ({state} {format_time(attempt.elapsed(now))}, {display(attempt.file)})"
 
 
 def require_active(history: History) -> Attempt:
