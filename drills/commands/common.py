@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,6 +45,8 @@ def history(term: Terminal) -> Iterator[History]:
     where it went. Any other fault of the history (a full disk, a read-only folder, a lock, a newer
     schema), on opening or during the command, is a one-line error naming its cause and the path
     (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
+    import sqlite3  # here, as the history's modules: drills/cli.py imports this module for -h too
+
     from drills.interview.store import ensure_tables
     from drills.store.faults import HistoryError
     from drills.store.history import open_history
@@ -81,6 +82,8 @@ def _record_waiting(term: Terminal, store: History) -> None:
 
     if store.refusal is not None or not pending.waiting(store.path):
         return
+    import sqlite3
+
     from drills.loop.late import record_waiting
     from drills.store.faults import HistoryError
     from drills.views.lines import warning_line
