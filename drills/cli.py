@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from drills.commands import options as opt
+from drills.commands.common import consoles, error_line
 from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.loop import clock as clocks
 from drills.loop.watch_keys import key_help
@@ -31,8 +30,7 @@ app = PlainTyper(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},  # -h too, as in pip and pytest
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out, err = consoles()
 CLOCK: clocks.Clock = clocks.system_clock
 """The clock every command reads; tests replace it with a MockClock."""
 TZ: tzinfo | None = None
@@ -41,7 +39,7 @@ TZ: tzinfo | None = None
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error and return the Exit to raise."""
-    err.print(Text("error: ", style="bold red") + Text(message))
+    err.print(error_line(message))
     return typer.Exit(code)
 
 
@@ -397,11 +395,11 @@ def _catalog_in_help() -> None:
 _catalog_in_help()
 
 
-# The commands run most often, with no arguments to parse, answer without building the typer app:
-# building it imports typer's parameter adapters and pydantic (about 150 ms, more than the rest of
-# `drill list`, and a tenth of a one-shot `drill check`). Help, options and every other command go
-# through typer.
-FAST_PATHS = {(): show_overview, ("list",): list_targets, ("status",): status, ("check",): check}
+# `drill check` typed bare answers without building the typer app: building it imports typer's parameter
+# adapters and pydantic (about 150 ms, a tenth of a one-shot `drill check`). `drill`, `list`, `status`
+# and `next` typed bare do not even import typer (drills/entry.py sends them to drills/commands/quick.py).
+# Help, options and every other command go through typer.
+FAST_PATHS = {("check",): check}
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ Python's own handler (KeyboardInterrupt, so that its context managers unwind), c
 
 import signal
 import sys
+from functools import partial
 from types import FrameType
 
 INTERRUPTED = 130
@@ -32,13 +33,18 @@ def main() -> None:
 
         print(version_line())
         sys.exit(0)
-    from drills import cli
+    from drills.commands.quick import COMMANDS, answer_bare
 
+    args = tuple(sys.argv[1:])
+    if args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
+        command = partial(answer_bare, args)
+    else:
+        from drills.cli import main as command
     try:
         if OURS:  # inside the try: a Ctrl-C as it is set is caught
             signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            cli.main()
+            command()
         finally:
             if OURS:  # the command is done: a Ctrl-C from here exits at once
                 signal.signal(signal.SIGINT, _leave)

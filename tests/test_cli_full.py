@@ -83,7 +83,7 @@ def test_full_drill_records_splits_and_the_scoreboard_totals_them(clock, workspa
 
 
 def test_the_fast_paths_answer_as_the_commands_do(workspace):
-    """drill, drill list and drill status skip typer when run bare (drills.cli.main): as a user runs them."""
+    """drill, drill list and drill status skip typer when run bare (drills/commands/quick.py): as a user runs them."""
     for args in ([], ["list"]):
         proc = start_child(*args)
         output, _ = proc.communicate(timeout=60)

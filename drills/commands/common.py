@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import tzinfo
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from drills.errors import DrillError
-from drills.loop.clock import Clock
-from drills.store.history import Attempt, History
+
+if TYPE_CHECKING:
+    from datetime import tzinfo
+
+    from drills.loop.clock import Clock
+    from drills.store.history import Attempt, History
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,24 @@ class Terminal:
     """The time zone of calendar days (streaks, chart axes): None is the local one."""
 
 
+def consoles() -> tuple[Console, Console]:
+    """Standard output and standard error, as every command prints to them."""
+    return Console(highlight=False), Console(stderr=True, highlight=False)
+
+
+def error_line(message: str) -> Text:
+    """A refusal, as one line on standard error."""
+    return Text("error: ", style="bold red") + Text(message)
+
+
 @contextmanager
 def history(term: Terminal) -> Iterator[History]:
     """The user's history, opened for one command; a damaged file is set aside with a warning naming
     where it went. Any other fault of the history (a full disk, a read-only folder, a lock, a newer
     schema), on opening or during the command, is a one-line error naming its cause and the path
     (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
+    import sqlite3  # here, as the history's modules: drills/cli.py imports this module for -h too
+
     from drills.store.faults import HistoryError
     from drills.store.history import open_history
     from drills.store.paths import history_path
@@ -64,6 +79,8 @@ def _record_waiting(term: Terminal, store: History) -> None:
 
     if store.refusal is not None or not pending.waiting(store.path):
         return
+    import sqlite3
+
     from drills.loop.late import record_waiting
     from drills.store.faults import HistoryError
     from drills.views.lines import warning_line

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from drills.commands.common import Terminal, history, rung_target, unrecorded_line
-from drills.commands.options import oracle_mode
 from drills.errors import DrillError
 from drills.loop import session
 from drills.loop.clock import Clock
@@ -101,6 +100,8 @@ def ladder(term: Terminal) -> None:
 
 def check(term: Terminal, oracle: str) -> int:
     """Grade once; the exit status: 0 when the attempt passed."""
+    from drills.commands.options import oracle_mode  # here: it imports typer, which status and list skip
+
     oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle)
@@ -121,6 +122,7 @@ def watch(term: Terminal, oracle: str) -> int:
     from rich.live import Live
 
     from drills.commands.keys import keyboard
+    from drills.commands.options import oracle_mode
     from drills.loop.watch import WatchState, watch_saves
     from drills.loop.watch_state import End
 

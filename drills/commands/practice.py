@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from drills.commands.common import Terminal, history
-from drills.loop.session import describe_active
+from drills.loop.active import describe_active
 from drills.loop.standing import queue, standings
 from drills.store.states import Rung
 from drills.views import lines, render

@@ -14,11 +14,13 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from drills.interview.plan import Plan
 from drills.store.schema import SCHEMA
 from drills.store.states import PartOutcome
+
+if TYPE_CHECKING:
+    from drills.interview.plan import Plan
 
 PART_KINDS = ("coding", "follow-up")
 
@@ -230,6 +232,8 @@ def get_interview(conn: sqlite3.Connection, interview_id: int) -> InterviewRecor
         "SELECT {columns} FROM interview_answers WHERE interview_id = ? ORDER BY answered_at, id",
         (interview_id,),
     )
+    from drills.interview.plan import Plan  # here: every command opens these tables, few read a plan
+
     return InterviewRecord(
         id=row["id"],
         started_at=row["started_at"],
@@ -257,6 +261,8 @@ def import_interview(conn: sqlite3.Connection, data: dict[str, Any]) -> int | No
     """Add an interview as ``InterviewRecord.to_json`` wrote it (``drill import``); None when the history
     already holds one that started then. Inside the caller's transaction when it holds one; a malformed
     entry raises InterviewStoreError before anything is written."""
+    from drills.interview.plan import Plan
+
     try:
         plan = Plan.from_json(data["plan"])
         parts = [PartRecord(**p) for p in data["parts"]]

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from drills.loop.retype import body_lines, typed_characters
-from drills.loop.stubs import REFERENCE, check_rung, cut, reference_for
 from drills.store import states
 from drills.store.history import Attempt, History
 from drills.store.paths import atomic_write, data_dir
 from drills.store.records import finished, segments
 from drills.store.states import RUNGS, Rung
 from grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
+from reference import ENGINE as REFERENCE
 
 TYPING_SPEED = 200
 """Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
@@ -50,7 +49,11 @@ def _rounded_up(seconds: float) -> int:
 
 def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTime:
     """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
-    for an unknown rung, or for ``full`` off the recall rung."""
+    for an unknown rung, or for ``full`` off the recall rung. (The stubs are cut and their characters
+    counted here alone: ``drill list`` replays the ladder from the times ``target_seconds`` keeps.)"""
+    from drills.loop.retype import body_lines, typed_characters
+    from drills.loop.stubs import check_rung, cut, reference_for
+
     rung = check_rung(rung)
     catalog = load_catalog()
     if drill_id == FULL:
@@ -66,7 +69,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTim
     lines = body_lines(source, target.symbols)
     whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
     if rung is Rung.COPY:
-        seconds = _rounded_up(whole / TYPING_SPEED * 60)
+        seconds = _keep(drill_id, rung, reference, _rounded_up(whole / TYPING_SPEED * 60))
         return RungTime(
             seconds,
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
@@ -74,7 +77,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTim
         )
     gaps = cut(source, target.symbols, [target.id], Rung.CLOZE).gaps
     blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
-    seconds = _rounded_up(recall * blanked / whole)
+    seconds = _keep(drill_id, rung, reference, _rounded_up(recall * blanked / whole))
     return RungTime(
         seconds,
         f"cloze: its {len(gaps)} blank{' carries' if len(gaps) == 1 else 's carry'} {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
@@ -128,15 +131,22 @@ def target_seconds(drill_id: str, rung: Rung) -> int:
     same, so that ``drill list`` stays fast."""
     if rung is Rung.RECALL:
         return rung_time(drill_id, rung).seconds
-    times = _kept_times()
-    key = f"{drill_id} {rung}"
-    if key not in times:
-        times[key] = rung_time(drill_id, rung).seconds
+    kept = _kept_times().get(f"{drill_id} {rung}")
+    return kept if kept is not None else rung_time(drill_id, rung).seconds  # which keeps it
+
+
+def _keep(drill_id: str, rung: str, reference: Path, seconds: int) -> int:
+    """``seconds``, the time of ``drill_id`` on ``rung`` (copy or cloze) just computed, kept for
+    ``target_seconds`` when it is the shipped reference's (so that ``drill start`` keeps the time of the
+    rung it starts, and ``drill status`` reads it)."""
+    times, key = _kept_times(), f"{drill_id} {rung}"
+    if reference == REFERENCE and times.get(key) != seconds:
+        times[key] = seconds
         try:
             atomic_write(_times_file(), json.dumps({"for": _fingerprint(), "times": times}))
         except OSError:
             pass  # a read-only data folder: computed again next time
-    return times[key]
+    return seconds
 
 
 def _times_file() -> Path:

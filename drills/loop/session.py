@@ -9,12 +9,12 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from drills.errors import DrillError
+from drills.loop.active import describe_active
 from drills.loop.clock import Clock
-from drills.loop.incremental import merge, reused_verdicts
 from drills.loop.ladder import current_rung, rung_time
-from drills.loop.stubs import check_rung, stub_for
 from drills.store import pending
 from drills.store.attempt import AttemptInProgress, file_sha256
 from drills.store.faults import HistoryError
@@ -23,15 +23,22 @@ from drills.store.paths import atomic_write, display
 from drills.store.records import personal_best
 from drills.store.states import Outcome, Rung
 from grader.catalog import FULL, Target, format_time, load_catalog
-from grader.process import Runner, run_in_subprocess
-from grader.run import grade_file
-from grader.solution_file import UnreadableFile, read_solution
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
+if TYPE_CHECKING:
+    from drills.loop.incremental import reused_verdicts
+    from grader.process import Runner, run_in_subprocess
+    from grader.run import grade_file
 
-def describe_active(attempt: Attempt, now: float) -> str:
-    state = "paused at" if attempt.paused else "at"
-    return f"an attempt at {attempt.target} is in progress ({state} {format_time(attempt.elapsed(now))}, {display(attempt.file)})"
+GRADING = dict(grade_file="grader.run", run_in_subprocess="grader.process", reused_verdicts="drills.loop.incremental")
+"""What ``check`` grades with, imported on its first use (drill status grades nothing); tests replace them here."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in GRADING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value = getattr(__import__(GRADING[name], fromlist=[name]), name)
+    return value
 
 
 def require_active(history: History) -> Attempt:
@@ -72,6 +79,8 @@ def archive_file(path: Path) -> Path:
 
 def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: Rung | None = Rung.RECALL) -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
+    from drills.loop.stubs import check_rung, stub_for
+
     target_id = load_catalog().resolve(target_id)
     history.writable()
     try:
@@ -186,6 +195,11 @@ def check(
     attempt ends only on a grading of every target: when reused verdicts make it pass, the whole
     file is graded again first.
     """
+    from drills.loop.incremental import merge
+    from grader.solution_file import UnreadableFile, read_solution
+
+    for name in GRADING.keys() - globals().keys():
+        __getattr__(name)
     attempt = attempt or require_active(history)
     history.writable()  # a history this version does not write: said before grading
     if attempt.paused:

@@ -8,7 +8,6 @@ history, once per command) that return frozen data; drills/views draws it.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -257,6 +256,8 @@ def stats(
 ) -> TargetStats:
     """A drill's stats on ``rung`` from its attempts (``own``: ``Standing.own``), against ``target_time``
     (that rung's; None: the catalog's, recall's)."""
+    import statistics  # here: it imports fractions and decimal, which drill list does not need
+
     done = finished_on(own, rung)
     times = tuple(a.time for a in done if a.time is not None)
     limit = load_catalog().target_time(drill_id) if target_time is None else target_time

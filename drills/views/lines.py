@@ -184,7 +184,7 @@ def title() -> Text:
 
 
 def in_progress_view(said: str, meanwhile: bool) -> RenderableType:
-    """An attempt in progress (``said``: session.describe_active), under the catalog or the queue."""
+    """An attempt in progress (``said``: drills/loop/active.py ``describe_active``), under the catalog or the queue."""
     if meanwhile:
         return Text(f" Meanwhile, {said}: drill watch", style="yellow")
     return Group(Text(f" {said[0].upper()}{said[1:]}."), next_step("drill watch", "(or drill status, drill check)"))

@@ -1,0 +1,62 @@
+"""The commands run most often, typed bare (``drill``, ``drill list``, ``drill status``, ``drill next``),
+answered without typer: drills/entry.py sends them here. ``import typer`` alone takes as long as the
+rest of ``drill list``, and there are no arguments to parse. Each calls the body the typer app calls
+(drills/cli.py), on the same consoles and clock, with the same one-line refusals and exit status;
+anything else (help, an option, an argument) goes through the app.
+
+Importing this module imports nothing: drills/entry.py reads ``COMMANDS`` before it decides."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from drills.commands.common import Terminal
+
+COMMANDS: dict[tuple[str, ...], tuple[str, str, dict[str, bool]]] = {
+    (): ("practice", "overview", {}),
+    ("list",): ("practice", "overview", {"title": False}),
+    ("status",): ("drill", "status", {}),
+    ("next",): ("practice", "next_target", {}),
+}
+"""The command line (less ``drill``), the module of drills/commands/ and the body it calls, and its
+arguments: what drills/cli.py calls for it."""
+
+
+def body(args: tuple[str, ...]) -> Callable[[Terminal], int | None]:
+    """The body ``drill ARGS`` runs, given the terminal."""
+    from importlib import import_module
+
+    module, name, kwargs = COMMANDS[args]
+    function = getattr(import_module(f"drills.commands.{module}"), name)
+    return lambda term: function(term, **kwargs)
+
+
+def answer(args: tuple[str, ...], term: Terminal) -> int:
+    """Run ``drill ARGS`` on ``term``: its exit status. A refusal is one line on its stderr, as the
+    app prints it (drills/cli.py ``terminal``)."""
+    from drills.commands.common import error_line
+    from drills.errors import DrillError
+    from grader.catalog import UnknownTarget
+
+    try:
+        code = body(args)(term)
+    except DrillError as exc:
+        term.err.print(error_line(str(exc)))
+        return exc.code
+    except UnknownTarget as exc:
+        term.err.print(error_line(str(exc)))
+        return 2
+    return code or 0
+
+
+def answer_bare(args: tuple[str, ...]) -> None:
+    """``drill ARGS`` on the real terminal and clock; exits with its status."""
+    import sys
+
+    from drills.commands.common import Terminal, consoles
+    from drills.loop.clock import system_clock
+
+    out, err = consoles()
+    sys.exit(answer(args, Terminal(out, err, system_clock)))

@@ -1,0 +1,19 @@
+"""The attempt in progress, as most commands name it: a module of its own, so that the commands that
+never grade (``drill list``, ``status``, ``next``) need not import the drill loop
+(drills/loop/session.py, which re-exports it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drills.store.paths import display
+from grader.catalog import format_time
+
+if TYPE_CHECKING:
+    from drills.store.history import Attempt
+
+
+def describe_active(attempt: Attempt, now: float) -> str:
+    """``an attempt at TARGET is in progress (at 3:12, solutions/TARGET.py)``."""
+    state = "paused at" if attempt.paused else "at"
+    return f"an attempt at {attempt.target} is in progress ({state} {format_time(attempt.elapsed(now))}, {display(attempt.file)})"
