@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -62,15 +62,75 @@ def dry_session() -> None:
     pytest.main([*test_files(load_catalog().every), *BASE_ARGS, "--collect-only"])
 
 
+class Filling(Mapping[str, Any]):
+    """The recorded answers, read ahead while no grading has asked (``fill``), the rest when asked."""
+
+    def __init__(self, store: Mapping[str, Any]) -> None:
+        self.store, self.read = store, dict[str, Any]()
+
+    def __getitem__(self, key: str) -> Any:
+        found = self.read.get(key)
+        return self.store[key] if found is None else found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.store)
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def fill(self, until: threading.Event) -> None:
+        """Read every answer ahead, in the recording's order, until ``until`` is set."""
+        for key in self.store:
+            if until.is_set():
+                return
+            self.read[key] = self.store[key]
+
+
+def _open_recording(opened: list[Filling]) -> Callable[..., None]:
+    """grader/oracle.py's ``preload``, but reading nothing yet: the answers are read in ``fill``."""
+    from grader import oracle
+
+    def preload(path: Path = oracle.RECORDING) -> None:
+        if path.exists():
+            replay = oracle.ReplayOracle(path)
+            replay.store = filling = Filling(replay.store)
+            oracle._PRELOADED[path.resolve()] = replay
+            opened.append(filling)
+
+    return preload
+
+
 def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
     """Warm up (``preload``, then a dry session), then run the one grading asked for on ``stdin`` in
-    this very process, its output appended to the file the request names; the exit status is pytest's."""
-    preload()
-    dry_session()
-    line = stdin.readline()
-    if not line:  # drill watch ended without needing this one
+    this very process, its output appended to the file the request names; the exit status is pytest's.
+
+    Reading the recorded answers is half a warm-up: they are read last, while no grading has asked,
+    and a request that comes first stops it (the grading reads the answers it needs that were not read
+    yet, a small share of them: those of its targets)."""
+    lines: list[str] = []
+    asked = threading.Event()
+
+    def read() -> None:
+        lines.append(stdin.readline())
+        asked.set()
+
+    threading.Thread(target=read, name="drill-request", daemon=True).start()
+    from grader import oracle
+
+    eager, opened = oracle.preload, list[Filling]()
+    oracle.preload = _open_recording(opened)  # type: ignore[assignment]  # for ``preload``, which calls it
+    try:
+        preload()
+    finally:
+        oracle.preload = eager  # type: ignore[assignment]
+    if not asked.is_set():
+        dry_session()
+    for filling in opened:
+        filling.fill(until=asked)
+    asked.wait()
+    if not lines[0]:  # drill watch ended without needing this one
         return 0
-    request = json.loads(line)
+    request = json.loads(lines[0])
     os.chdir(request["cwd"])  # relative writes land in the grading's own folder
     output = os.open(request["output"], os.O_WRONLY | os.O_APPEND)
     os.dup2(output, 1)

@@ -8,13 +8,15 @@ Real interpreters throughout, on Linux too (the runner needs no fork; tests/test
 from __future__ import annotations
 
 import os
+import threading
 
+import numpy as np
 import psutil
 import pytest
 
 from grader.catalog import load_catalog
 from grader.run import grade_file
-from grader.spawn import SPARES, SpawnRunner
+from grader.spawn import SPARES, Filling, SpawnRunner
 from grader.worker import WarmRunner
 from tests.mutants import MUTANTS
 from tests.support import REFERENCE_SOURCE, wait_until
@@ -80,3 +82,25 @@ def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path
     finally:
         spawn.close()
         fork.close()
+
+
+def test_the_recorded_answers_read_ahead_stop_at_a_request_and_the_rest_are_read_when_asked():
+    """An interpreter reads the recording while no grading has asked (half of its warm-up); a request
+    stops it, and the grading still gets every answer, read ahead or not."""
+    store = {f"k{i}": np.full(2, float(i)) for i in range(5)}
+    asked = threading.Event()
+    reads: list[str] = []
+
+    class Counting(dict):
+        def __getitem__(self, key):
+            reads.append(key)
+            if len(reads) == 2:
+                asked.set()  # the request comes while the second answer is read
+            return super().__getitem__(key)
+
+    filling = Filling(Counting(store))
+    filling.fill(until=asked)
+    assert list(filling.read) == ["k0", "k1"]
+    assert all(np.array_equal(filling[k], v) for k, v in store.items())
+    assert reads[2:] == ["k2", "k3", "k4"]  # the rest read once asked, not before
+    assert list(filling) == list(store) and len(filling) == len(store)
