@@ -7,10 +7,11 @@ then waits for its one grading, which it runs itself before it exits (``serve_on
 ``python -m grader.worker --once``).
 
 Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
-about half of it), more than a user's pause between a verdict and the next save: so ``SPARES``
-interpreters warm at once, and a save takes the one that started first, which has been warming
-since the grading before last. The next is started as soon as a grading ends (in the background:
-starting a process takes a few milliseconds the verdict need not wait for).
+about half of it, are read last and only while no grading has asked: ``Filling``), more than a
+user's pause between a verdict and the next save, and on a busy machine several times that: so
+``SPARES`` interpreters warm at once, and a save takes the one that started first, which has been
+warming since a few gradings earlier. The next is started as soon as a grading ends (in the
+background: starting a process takes a few milliseconds the verdict need not wait for).
 
 A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the interpreter
 running it is killed, and the call that asked for it raises Cancelled. The interpreters waiting for
@@ -44,8 +45,10 @@ from grader.process import (
     stopped_with_us,
 )
 
-SPARES = 2
-"""Interpreters kept warming for the next gradings."""
+SPARES = 3
+"""Interpreters kept warming for the next gradings (about 65 MB each, idle once warm): three saves
+in a row, each 0.3 s after the last verdict, each find one warm on a loaded 2-core machine (with two,
+the third waits for its warm-up: 1.3 to 1.5 times the fork worker there, benchmarks/bench.py)."""
 
 
 def dry_session() -> None:
