@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -37,9 +38,14 @@ from benchmarks.server import Side  # noqa: E402
 README = ROOT / "README.md"
 
 
+def commit(checkout: Path) -> str:
+    done = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h"], capture_output=True, text=True)
+    return done.stdout.strip() or "?"
+
+
 def header(reps: Reps, before: Path | None) -> str:
     load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    against = f"; before: {before.name}" if before else ""
+    against = f"; before: {before.name} at {commit(before)}, this checkout at {commit(ROOT)}" if before else ""
     return (
         f"_`python benchmarks/bench.py`, {datetime.date.today()}: python {sys.version.split()[0]}, "
         f"{os.cpu_count()} cores{load}; {reps.rounds} rounds, {reps.saves} saves, {reps.runs} runs{against}_"
@@ -69,11 +75,12 @@ def main() -> None:
                 folder.mkdir()
                 tables[name] = SECTIONS[name](sides, reps, folder).markdown()
                 print(tables[name], flush=True)
+                if args.readme:  # each table as soon as it is measured: a later section's failure keeps it
+                    README.write_text(readme_with(README.read_text(encoding="utf-8"), tables, top), encoding="utf-8")
     finally:
         for side in sides:
             side.close()
     if args.readme:
-        README.write_text(readme_with(README.read_text(encoding="utf-8"), tables, top), encoding="utf-8")
         print(f"rewrote {', '.join(tables)} in {README.relative_to(ROOT)}")
 
 

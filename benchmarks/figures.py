@@ -134,7 +134,7 @@ def watch_overhead(side: Side, reps: Reps, tmp: Path) -> tuple[float, float] | N
         copy = tmp / f"stub-{side.name}.py"
         n = iter(range(10**6))
         times = interleaved(
-            reps.saves // 2 or 1,
+            reps.saves,
             {
                 # code that changes at each save (a comment would not: its verdict would be reused)
                 "watch": lambda: watch.save(watch.stub + f"\n_SAVE = {next(n)}\n"),
@@ -278,7 +278,7 @@ def check(sides: list[Side], reps: Reps, tmp: Path) -> Table:
             "DRILL_WORKSPACE": str(tmp / f"check-{side.name}/ws"),
         }
 
-        def one_check(side: Side = side, env: dict[str, str] = env) -> float:
+        def one_check(side: Side = side, env: dict[str, str] = env) -> float | None:
             """A new attempt, the reference saved (a pass ends it: the next check needs another), checked."""
             side.run("-m", "drills", "abandon", env=env, ok=2)  # 2: none in progress
             side.run("-m", "drills", "start", "unbroadcast", env=env)

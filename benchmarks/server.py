@@ -84,6 +84,7 @@ class Side:
         self.name, self.root = name, root.resolve()
         self.env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONUNBUFFERED": "1"}
         self.proc: subprocess.Popen[str] | None = None
+        self.failed: set[str] = set()
 
     def grade(self, engine: Path, targets: list[str], runner: str = "fork", stop_at_first: bool = False) -> dict:
         """A grading by this checkout's grader, timed in its server (started at the first)."""
@@ -106,15 +107,24 @@ class Side:
             raise RuntimeError(f"the {self.name} grader's server ended")
         return json.loads(reply)
 
-    def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, ok: int = 1) -> float:
-        """Seconds of ``python ARGS`` run in this checkout (its ``drill``: ``-m drills ...``), which
-        must exit with a status of ``ok`` or less (1: a failed verdict, a refusal)."""
+    def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, ok: int = 1) -> float | None:
+        """Seconds of ``python ARGS`` run in this checkout (its ``drill``: ``-m drills ...``); None (no
+        figure) when it exits with a status above ``ok`` (1: a failed verdict, a refusal): a checkout
+        without that command or option, said once on stderr."""
         start = time.perf_counter()
         done = subprocess.run([PY, *args], cwd=cwd or self.root, env={**self.env, **(env or {})}, capture_output=True)
         seconds = time.perf_counter() - start
-        if not 0 <= done.returncode <= ok:
-            raise RuntimeError(f"{self.name}: python {' '.join(args)} exited {done.returncode}: {done.stderr[-500:]!r}")
-        return seconds
+        if 0 <= done.returncode <= ok:
+            return seconds
+        said = " ".join(args)
+        if said not in self.failed:
+            self.failed.add(said)
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+            print(
+                f"({self.name}: python {said} exited {done.returncode}: {tail[0].strip(' │')}: no figure)",
+                file=sys.stderr,
+            )
+        return None
 
     def close(self) -> None:
         if self.proc is not None:
