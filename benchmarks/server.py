@@ -119,11 +119,9 @@ class Side:
         said = " ".join(args)
         if said not in self.failed:
             self.failed.add(said)
-            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            print(
-                f"({self.name}: python {said} exited {done.returncode}: {tail[0].strip(' │')}: no figure)",
-                file=sys.stderr,
-            )
+            lines = [line.strip(" │") for line in done.stderr.decode("utf-8", "replace").splitlines()]
+            why = next((line for line in reversed(lines) if any(c.isalpha() for c in line)), "")
+            print(f"({self.name}: python {said} exited {done.returncode}: {why}: no figure)", file=sys.stderr)
         return None
 
     def close(self) -> None:
