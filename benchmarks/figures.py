@@ -156,8 +156,10 @@ def drill(sides: list[Side], reps: Reps, tmp: Path) -> Table:
     """The six core targets in one warm grading; a full drill's save that changes unbroadcast."""
     table = Table("drill", "A full drill, p50", [d.name for d in sides])
     core = interleaved(reps.rounds, {d.name: pause_then(lambda d=d: d.grade(ENGINE, CORE), "verdict") for d in sides})
-    watches = {d.name: Watch(tmp / f"full-{d.name}", "full", d.env, d.root, changed_unbroadcast(0)) for d in sides}
-    try:
+    watches: dict[str, Watch] = {}
+    try:  # each watch closed, those started before one that failed to start included
+        for d in sides:
+            watches[d.name] = Watch(tmp / f"full-{d.name}", "full", d.env, d.root, changed_unbroadcast(0))
         n = iter(range(1, 10**6))
         full = interleaved(
             reps.saves, {name: lambda w=w: w.save(changed_unbroadcast(next(n))) for name, w in watches.items()}

@@ -86,5 +86,10 @@ class Watch:
         return self.verdicts[-1] - saved
 
     def close(self) -> None:
+        """End the watch (SIGTERM: it ends its grading first), killed if it has not ended 10 s later."""
         self.proc.terminate()
-        self.proc.wait(10)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
