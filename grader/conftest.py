@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import warnings
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # thresholds the cycle collector runs hundreds of times per check. Collect rarely instead.
     gc.freeze()
     gc.set_threshold(200_000, 100, 100)
+    # Warnings (NumPy's floating-point ones, the user's own) shown in every test that meets them, not
+    # once per process: a test's output must not depend on which process of the grading ran it first
+    for category in (RuntimeWarning, UserWarning):
+        warnings.filterwarnings("always", category=category)
     for target in CATALOG.every:
         config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
     config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")

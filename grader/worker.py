@@ -6,8 +6,8 @@ isolated grandchild for each grading (``WarmRunner``). Protocol: one JSON line p
 
 Elsewhere forking is unsafe (macOS: NumPy linked against Accelerate, and macOS's own default is to
 spawn) or impossible (Windows). There an interpreter is started ahead of time, imports the same,
-and waits for one grading, which it runs itself before it exits; the next one is already warming
-up meanwhile (``SpawnRunner``, ``python -m grader.worker --once``).
+and waits for one grading, which it runs itself before it exits; the next ones are already warming
+up meanwhile (grader/spawn.py, ``SpawnRunner``, ``python -m grader.worker --once``).
 
 A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the Linux worker
 kills its fork on SIGUSR1 and stays warm; elsewhere the interpreter running it is killed. The call
@@ -31,9 +31,7 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
-from pathlib import Path
 from types import FrameType
 from typing import IO
 
@@ -47,11 +45,10 @@ from grader.process import (
     Stalled,
     grading_env,
     kill_tree,
-    own_group,
     stopped_with_us,
-    wait_for,
 )
 from grader.reaper import become_subreaper, end_descendants
+from grader.spawn import SpawnRunner, serve_once
 
 POLL_SECONDS = forks.POLL_SECONDS
 
@@ -126,94 +123,6 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
             stdout.flush()
     except BrokenPipeError:  # drill watch is gone
         _end(1)
-
-
-def serve_once(stdin: IO[str]) -> int:
-    """Import what a grading needs, then run the one grading asked for on ``stdin`` in this very
-    process, its output appended to the file the request names; the exit status is pytest's."""
-    _preload()
-    line = stdin.readline()
-    if not line:  # drill watch ended without needing this one
-        return 0
-    request = json.loads(line)
-    os.chdir(request["cwd"])  # relative writes land in the grading's own folder
-    output = os.open(request["output"], os.O_WRONLY | os.O_APPEND)
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    import pytest
-
-    return int(pytest.main(request["args"]))
-
-
-class SpawnRunner:
-    """A Runner for platforms that must not fork after importing NumPy: each grading runs in an
-    interpreter started ahead of time (``serve_once``), and the next one starts warming up as soon
-    as a grading ends, while the user types."""
-
-    def __init__(self) -> None:
-        self.next: subprocess.Popen[str] | None = None
-        self.current: subprocess.Popen[str] | None = None
-        """The interpreter running the grading under way."""
-        self.lock = threading.Lock()
-        self.cancelled = False
-        self.closed = False
-
-    def _spawn(self) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "grader.worker", "--once"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=GRADER.parent,
-            env=grading_env(),
-            text=True,
-            **own_group(),
-        )
-
-    def warm_up(self) -> None:
-        """Make sure an interpreter is warming up for the next grading."""
-        if self.next is None or self.next.poll() is not None:
-            self.next = self._spawn()
-
-    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
-        with self.lock, tempfile.TemporaryDirectory(prefix="drill-grading-") as tmp:
-            if self.closed:
-                raise Cancelled
-            self.warm_up()
-            proc, self.next = self.next, None
-            assert proc is not None and proc.stdin is not None
-            self.cancelled, self.current = False, proc
-            path = Path(tmp) / "output.txt"
-            try:
-                with path.open("w+b") as output:
-                    try:
-                        proc.stdin.write(json.dumps({"args": args, "output": str(path), "cwd": tmp}) + "\n")
-                        proc.stdin.close()
-                    except (BrokenPipeError, OSError):  # it died while waiting: wait_for reports its status
-                        pass
-                    result = wait_for(proc, output, timeout, stalled)
-            finally:
-                self.current = None
-            if self.cancelled or self.closed:
-                raise Cancelled
-            self.warm_up()
-            return result
-
-    def cancel(self) -> None:
-        """Stop the grading under way, if any: its call raises Cancelled."""
-        proc = self.current
-        if proc is not None:
-            self.cancelled = True
-            kill_tree(proc.pid)
-
-    def close(self) -> None:
-        """End the interpreter that was warming up for the next grading, and the grading under way."""
-        self.closed = True
-        self.cancel()
-        if self.next is not None:
-            kill_tree(self.next.pid)
-            self.next.wait()
-            self.next = None
 
 
 class WarmRunner:
@@ -333,5 +242,5 @@ def warm_runner() -> WarmRunner | SpawnRunner:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--once"]:
-        sys.exit(serve_once(sys.stdin))
+        sys.exit(serve_once(sys.stdin, _preload))
     serve(sys.stdin, sys.stdout)

@@ -20,7 +20,11 @@ CATALOG = load_catalog()
 EXP_BODY = '        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")\n'
 
 
-def in_copies_exp(code: str, elsewhere: str = "pass") -> str:
+SLOW = "import time\ntime.sleep(0.05)"
+"""What the grading itself runs in exp, by default: slow there, it leaves a copy some of exp's tests."""
+
+
+def in_copies_exp(code: str, elsewhere: str = SLOW) -> str:
     """The reference, whose ``Tensor.exp`` runs ``code`` first in a copy of the grading (a process
     other than the one that imported the file), and ``elsewhere`` in the grading itself."""
     assert REFERENCE_SOURCE.count(EXP_BODY) == 1 and REFERENCE_SOURCE.count("import numpy as np\n") == 1
@@ -98,7 +102,7 @@ def test_a_copy_past_its_time_limit_stops_its_target(tmp_path: Path, two: None) 
 
 
 def test_what_a_copy_writes_to_its_descriptors_stays_with_its_test(tmp_path: Path, two: None) -> None:
-    says = "_os.write(1, b'from the {}\\n' * 200)\nreturn self * 0"
+    says = "import time\ntime.sleep(0.02)\n_os.write(1, b'from the {}\\n' * 200)\nreturn self * 0"
     result = graded(tmp_path, in_copies_exp(says.format("copy"), says.format("grading")), "unary")
     (unary,) = result.targets
     assert unary.failed > 1

@@ -1,0 +1,106 @@
+"""The interpreters started ahead of time (grader/spawn.py, macOS and Windows): warm when a save
+comes soon after a verdict, and graded as the fork worker grades.
+
+Real interpreters throughout, on Linux too (the runner needs no fork; tests/test_platforms.py runs
+``drill watch`` with it on a simulated Windows and macOS).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import psutil
+import pytest
+
+from grader.catalog import load_catalog
+from grader.run import grade_file
+from grader.spawn import SPARES, Filling, SpawnRunner
+from grader.worker import WarmRunner
+from tests.mutants import MUTANTS
+from tests.support import REFERENCE_SOURCE, wait_until
+
+CATALOG = load_catalog()
+CORE = [t.id for t in CATALOG.targets]
+
+
+def _interpreters() -> set[int]:
+    """The interpreters started ahead of time by this process, alive now."""
+    found = set()
+    for child in psutil.Process().children():
+        try:
+            if "--once" in child.cmdline():
+                found.add(child.pid)
+        except psutil.Error:  # gone meanwhile
+            continue
+    return found
+
+
+def test_a_save_soon_after_a_verdict_takes_an_interpreter_started_a_grading_earlier(tmp_path):
+    """Warming an interpreter up (Python, NumPy, pytest, the recorded answers) takes longer than a
+    user's pause between a verdict and the next save. So the interpreter that grades a save was
+    started before the grading before it began, not at its end: it had that grading and two pauses
+    to warm up (issue 25: 1.75 times the fork worker at a 0.3 s pause, when one warmed at a time)."""
+    pids, solution = tmp_path / "pids", tmp_path / "solution.py"
+    solution.write_text(
+        f"{REFERENCE_SOURCE}\nimport os as _os\nopen({str(pids)!r}, 'a').write(f'{{_os.getpid()}}\\n')\n"
+    )
+    unbroadcast = [CATALOG.get("unbroadcast")]
+    runner = SpawnRunner()
+    try:
+        assert grade_file(solution, unbroadcast, runner=runner).passed
+        wait_until(lambda: len(_interpreters()) >= SPARES, 60, f"fewer than {SPARES} interpreters warming up")
+        before_the_second = _interpreters()
+        assert grade_file(solution, unbroadcast, runner=runner).passed
+        assert grade_file(solution, unbroadcast, runner=runner).passed
+        first, second, third = (int(pid) for pid in pids.read_text().split())
+        assert len({first, second, third}) == 3  # an interpreter per grading
+        assert third in before_the_second
+    finally:
+        runner.close()
+    wait_until(lambda: not _interpreters(), 30, "an interpreter outlived the runner's close")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork worker compared with")
+def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path):
+    """Its dry pytest session leaves nothing behind that changes a verdict: for the first classic
+    bug of each core target, the same tests fail with the same messages as in the fork worker."""
+    engines = {}
+    for mutant in MUTANTS:
+        if mutant.target in CORE and mutant.target not in engines:
+            path = tmp_path / f"{mutant.id}.py"
+            path.write_text(REFERENCE_SOURCE.replace(mutant.find, mutant.replace, 1))
+            engines[mutant.target] = path
+    assert set(engines) == set(CORE)
+    spawn, fork = SpawnRunner(), WarmRunner()
+    try:
+        for target, path in engines.items():
+            verdicts = [grade_file(path, [CATALOG.get(target)], runner=r).targets[0] for r in (spawn, fork)]
+            spawned, forked = verdicts
+            assert spawned.failures and spawned == forked, target
+    finally:
+        spawn.close()
+        fork.close()
+
+
+def test_the_recorded_answers_read_ahead_stop_at_a_request_and_the_rest_are_read_when_asked():
+    """An interpreter reads the recording while no grading has asked (half of its warm-up); a request
+    stops it, and the grading still gets every answer, read ahead or not."""
+    store = {f"k{i}": np.full(2, float(i)) for i in range(5)}
+    asked = threading.Event()
+    reads: list[str] = []
+
+    class Counting(dict):
+        def __getitem__(self, key):
+            reads.append(key)
+            if len(reads) == 2:
+                asked.set()  # the request comes while the second answer is read
+            return super().__getitem__(key)
+
+    filling = Filling(Counting(store))
+    filling.fill(until=asked)
+    assert list(filling.read) == ["k0", "k1"]
+    assert all(np.array_equal(filling[k], v) for k, v in store.items())
+    assert reads[2:] == ["k2", "k3", "k4"]  # the rest read once asked, not before
+    assert list(filling) == list(store) and len(filling) == len(store)
