@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -219,9 +220,18 @@ def random_program(
 
 
 def pick(rng: np.random.Generator, n: int) -> int:
-    """An earlier node, recent ones more likely, so that chains form and nodes get shared."""
+    """An earlier node, recent ones more likely (weights 1, 4, 9, ...), so that chains form and nodes
+    get shared: ``rng.choice(n, p=weights / weights.sum())``, drawn as NumPy draws it (one uniform
+    draw into the cumulative weights, ``_pick_cdf``), without building the weights at every pick."""
+    return int(_pick_cdf(n).searchsorted(rng.random(), side="right"))
+
+
+@cache
+def _pick_cdf(n: int) -> np.ndarray:
     weights = np.arange(1, n + 1, dtype=float) ** 2
-    return int(rng.choice(n, p=weights / weights.sum()))
+    cdf = (weights / weights.sum()).cumsum()
+    cdf /= cdf[-1]
+    return cdf
 
 
 def draw_glue(rng: np.random.Generator, values: list[np.ndarray]) -> Step:

@@ -11,6 +11,7 @@ otherwise skipped, with a note the verdict carries.
 
 from __future__ import annotations
 
+import _signal
 import ast
 import ctypes
 import dis
@@ -59,13 +60,15 @@ def _alarm(seconds: float) -> Iterator[None]:
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         raise _stop(seconds)()
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
+    # NOTE: _signal's signal(), not signal's: the same call, without converting each handler to an
+    # enum (this runs for each phase of each test, and each case of a batch)
+    previous = _signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _signal.signal(signal.SIGALRM, previous)
 
 
 @contextmanager
