@@ -21,7 +21,8 @@ from drills.interview import interviewer as steps
 from drills.interview.bank import load_bank
 from drills.interview.store import InterviewRecord, ensure_tables, interviews
 from grader.catalog import format_time
-from tests.support import CATALOG, DAY, FakeGrader, active, drill, open_store, said, write
+from tests.loop import FakeGrader, write
+from tests.support import CATALOG, DAY, active, drill, open_store, said
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 
