@@ -120,16 +120,34 @@ def wait_until(condition: Callable[[], object], seconds: float, what: str) -> No
 
 
 def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Path, at_least: int) -> str:
-    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go."""
-    wait_until(started.exists, STARTED_WITHIN, "the user's code did not start")
-    family = descendants(proc.pid) | naming(str(started))
-    assert len(family) >= at_least, f"expected the grading's processes, found {family}"
-    os.kill(proc.pid, how)
-    output, errors = proc.communicate(timeout=GONE_WITHIN)
-    wait_until(
-        lambda: not (family | naming(str(started))) & set(processes()),
-        GONE_WITHIN,
-        f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
-    )
+    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go.
+    A test that fails here kills what is left (``reap``): a grading left looping would load the machine
+    for the other tests, for as long as its limits (HANGS_FOR_GOOD: 10 minutes)."""
+    family: set[int] = set()
+    try:
+        wait_until(started.exists, STARTED_WITHIN, "the user's code did not start")
+        family = descendants(proc.pid) | naming(str(started))
+        assert len(family) >= at_least, f"expected the grading's processes, found {family}"
+        os.kill(proc.pid, how)
+        output, errors = proc.communicate(timeout=GONE_WITHIN)
+        wait_until(
+            lambda: not (family | naming(str(started))) & set(processes()),
+            GONE_WITHIN,
+            f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
+        )
+    except BaseException:
+        reap(proc, family | naming(str(started)))
+        raise
     assert "Traceback" not in errors, errors
     return output
+
+
+def reap(proc: subprocess.Popen[str], others: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+    """Kill ``proc`` (its process group, when it leads one), its descendants and ``others``, if alive."""
+    for pid in {proc.pid} | descendants(proc.pid) | set(others):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if proc.poll() is None:
+        proc.wait()

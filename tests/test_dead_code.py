@@ -10,6 +10,7 @@ machinery) use on purpose is listed in KEPT, with the reason."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from pathlib import Path
 
@@ -31,11 +32,16 @@ KEPT = {
 """Definitions that nothing in the product reads, kept on purpose: where, and why."""
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _reads(paths: list[Path]) -> Counter[str]:
-    """How often each name is read (a Name loaded, an attribute, a keyword argument, a name imported)."""
+    """How often each name is read (a Name loaded, an attribute, a keyword argument)."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
                 counts[node.id] += 1
             elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
@@ -58,7 +64,7 @@ def definitions(path: Path) -> list[tuple[str, ast.AST]]:
     """The module-level functions, classes and names of ``path``, and the methods of its classes
     (``Class.method``): all but dunders, pytest's hooks and tests, and what a decorator registers."""
     found: list[tuple[str, ast.AST]] = []
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in _tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.append((node.name, node))
             if isinstance(node, ast.ClassDef):
@@ -92,9 +98,10 @@ def unread(defined: list[Path], readers: list[Path]) -> list[str]:
 
 def test_the_product_uses_everything_it_defines():
     defined = [p for p in PRODUCT if not p.name.startswith("test_") and p.name != "conftest.py"]
-    dead = [where for where in unread(defined, PRODUCT) if where not in KEPT]
+    found = unread(defined, PRODUCT)
+    dead = [where for where in found if where not in KEPT]
     assert not dead, f"defined in the product, read nowhere in it (remove, or say why in KEPT): {dead}"
-    stale = [where for where in KEPT if where not in unread(defined, PRODUCT)]
+    stale = [where for where in KEPT if where not in found]
     assert not stale, f"KEPT lists what the product now reads, or what is gone: {stale}"
 
 
@@ -120,7 +127,7 @@ def test_every_test_helper_and_fixture_is_used():
     ]
     asked: Counter[str] = Counter()
     for path in TESTS:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 asked.update(a.arg for a in node.args.args)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
