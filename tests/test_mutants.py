@@ -130,3 +130,17 @@ def test_mutants_are_matched_on_code_not_comments():
         Mutant("m", "unbroadcast", "unbroadcast", "a comment", "# Leading axes that broadcasting prepended", "").apply(
             SOURCE
         )
+
+
+def test_a_grading_to_its_first_failure_stops_there(tmp_path, warm_runner):
+    """grade_file's first_failure_only: one failure in the verdict, the tests not reached not run (and
+    said so); graded whole, the same file fails more tests and leaves none unrun."""
+    mutant = next(m for m in MUTANTS if m.id == "unbroadcast-if-instead-of-while")
+    path = tmp_path / "engine.py"
+    path.write_text(mutant.apply(SOURCE))
+    target = [CATALOG.get(mutant.target)]
+    first = grade_file(path, target, runner=warm_runner, first_failure_only=True).get(mutant.target)
+    assert first.failed == len(first.failures) == 1
+    assert first.not_run > 0 and first.not_run_reason == "the check stopped before them"
+    whole = grade_file(path, target, runner=warm_runner).get(mutant.target)
+    assert whole.failed > 1 and whole.not_run == 0 and whole.tests == first.tests
