@@ -66,10 +66,6 @@ class Table:
         return "\n".join(lines) + "\n"
 
 
-def side_names(before: bool) -> list[str]:
-    return ["before", "this checkout"] if before else ["this checkout"]
-
-
 def readme_with(readme: str, tables: dict[str, str], header: str) -> str:
     """``readme`` with the body of each bench table named in ``tables`` replaced (``header`` first);
     a name without its markers in the README is an error (add the markers where it belongs)."""

@@ -132,15 +132,6 @@ class Side:
             self.proc = None
 
 
-def with_sides(sides: list[Side], work: Callable[[], Any]) -> Any:
-    """``work()``, then every side's server closed, however it ended."""
-    try:
-        return work()
-    finally:
-        for side in sides:
-            side.close()
-
-
 if __name__ == "__main__":
     sys.path.insert(0, os.getcwd())  # the checkout under measure, before this file's own folder
     serve()

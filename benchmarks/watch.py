@@ -28,13 +28,6 @@ SAME_FIRST = (
 """The first line of the reference's unbroadcast, and two others that do the same."""
 
 
-def wrong_tanh(save: int) -> str:
-    """The reference with one function wrong, differently at each save: tanh's gradient off by a factor."""
-    source = ENGINE.read_text(encoding="utf-8")
-    assert source.count(TANH_VJP) == 1
-    return source.replace(TANH_VJP, TANH_VJP.replace("* out.grad", f"* out.grad * {2 + save % 3}"))
-
-
 def changed_unbroadcast(save: int) -> str:
     """The reference with tanh wrong (so that a full drill goes on), and ``unbroadcast`` changed at
     every save, still right, on the same lines: every target that may call it is graded again."""

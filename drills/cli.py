@@ -14,6 +14,7 @@ import typer
 from drills.commands import options as opt
 from drills.commands.common import consoles, error_line
 from drills.commands.plain_help import PlainGroup, PlainTyper
+from drills.interview.plan import DEFAULT_MINUTES
 from drills.loop import clock as clocks
 from drills.loop.watch_keys import key_help
 from grader.catalog import FULL, UnknownTarget, listed, load_catalog
@@ -296,7 +297,7 @@ def restore(
 
 @app.command()
 def interview(
-    minutes: Annotated[int, typer.Option(metavar="N", help="How long it lasts: 10 to 180 minutes.")] = 45,
+    minutes: opt.MinutesOption = DEFAULT_MINUTES,
     target: Annotated[str | None, typer.Option(metavar="ID", help="The coding task. Default: the schedule's.")] = None,
     plan: Annotated[bool, typer.Option("--plan", help="Print the session it would run, and stop.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --plan or --list: as JSON.")] = False,

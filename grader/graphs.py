@@ -211,7 +211,9 @@ def random_program(
         step = draw(rng, values)
         if step is None:
             continue
-        value = all_ops[step.op].numpy(*[values[a] for a in step.args], step.param)
+        op = all_ops[step.op]
+        assert len(step.args) == op.arity, f"{step.op} takes {op.arity} operands, not {len(step.args)}"
+        value = op.numpy(*[values[a] for a in step.args], step.param)
         if not np.isfinite(value).all() or np.abs(value).max(initial=0.0) > 1e6:
             continue  # keep values in a range where float64 comparisons are meaningful
         steps.append(step)

@@ -81,9 +81,15 @@ class Limits:
 
 
 def pytest_args(
-    file: Path, targets: Sequence[Target], report: Path, oracle: str = "auto", limits: Limits | None = None
+    file: Path,
+    targets: Sequence[Target],
+    report: Path,
+    oracle: str = "auto",
+    limits: Limits | None = None,
+    first_failure_only: bool = False,
 ) -> list[str]:
-    """The arguments of ``python -m pytest`` that grade ``file`` on ``targets``."""
+    """The arguments of ``python -m pytest`` that grade ``file`` on ``targets`` (``first_failure_only``:
+    the session stops at its first failed test, ``--maxfail=1``)."""
     marker = " or ".join(t.marker for t in targets)
     limits = limits or Limits.from_env()
     return [
@@ -97,7 +103,8 @@ def pytest_args(
         f"--report-json={report}",
         f"--test-timeout={limits.test_seconds}",
         f"--memory-limit-mb={limits.memory_mb}",
-        f"--shards={shards.count()}",
+        f"--shards={1 if first_failure_only else shards.count()}",  # the first failure met: in the run order
+        *(["--maxfail=1"] if first_failure_only else []),
         "-m",
         marker,
     ]
@@ -282,6 +289,7 @@ def grade_file(
     runner: Runner = run_in_subprocess,
     limits: Limits | None = None,
     on_failure: Callable[[Failure], None] | None = None,
+    first_failure_only: bool = False,
 ) -> GradeResult:
     """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had.
 
@@ -290,12 +298,17 @@ def grade_file(
 
     ``on_failure`` is told the grading's first failure as soon as the report has it, while the other
     tests still run (from another thread), and before this returns: once, if any test failed.
+
+    ``first_failure_only`` stops the grading at its first failed test, in the order the tests run
+    (grader/conftest.py: one case of each test function first): the verdict holds that one failure,
+    the tests not reached are not run ("the check stopped before them"). For a caller that needs
+    only whether a file fails and what it meets first (the catalogued mutants, tests/test_mutants.py).
     """
     start = time.perf_counter()
     limits = limits or Limits.from_env()
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
         path = Path(tmp) / "report.jsonl"
-        args = pytest_args(file.resolve(), targets, path, oracle, limits)
+        args = pytest_args(file.resolve(), targets, path, oracle, limits, first_failure_only)
         report = Report(path)
         with first_failure_told(path, on_failure):
             status, output = runner(args, limits.check_seconds, ReportWatch(report, limits.test_seconds))

@@ -3,6 +3,9 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
@@ -10,14 +13,33 @@ from pathlib import Path
 import pytest
 
 from drills import cli
+from drills.interview import store as interview_store
 from drills.loop import session
 from drills.loop.clock import MockClock
+from drills.store import faults
 from drills.store.history import History
 from drills.store.paths import history_path
 from grader import worker
+from grader.oracle import RECORDING
 from grader.process import Runner
 from grader.verdict import GradeResult, TargetResult
-from tests.support import T0, FakeGrader, use_consoles
+from tests.loop import FakeGrader
+from tests.support import CATALOG, REFERENCE, T0, digest_of, once_per_run, run_drill, use_consoles, without_torch
+
+GRADING_LIMITS = {"DRILL_TEST_TIMEOUT": "60", "DRILL_CHECK_TIMEOUT": "600"}
+"""The limits of every grading a test starts (in process, in the warm worker, in a child ``drill``):
+ones a loaded machine cannot reach, where the product's (5 s a test, 120 s a check) were reached at a
+load of 10 and failed tests that were not about them. A test about a limit sets its own."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test process (xdist's workers included) grades with GRADING_LIMITS; and the ``drill`` it
+    starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
+    ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
+    keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
+    os.environ.update(GRADING_LIMITS)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -84,11 +106,44 @@ def warm_runner() -> Iterator[Runner]:
     runner.close()
 
 
+@pytest.fixture(scope="session")
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this run of the suite, the same for each of pytest-xdist's workers (their own
+    temporary folders are inside it): where what is made once per run is kept (``once_per_run``)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "once-per-run"
+
+
+@pytest.fixture(scope="session")
+def reference_verdict(run_folder: Path) -> dict[str, object]:
+    """The one full grading of the reference in a run: ``drill grade REFERENCE --target full -t ...``
+    (every target, so every grader test: tests/test_catalog.py) ``--json --oracle replay``, in a real
+    child with torch unimportable, as a user runs it. Its exit status, stdout and stderr; shared by the
+    tests that need the reference graded whole (test_oracle, test_grade_cli).
+
+    Keyed by the digests of the reference and of the recording: a run that changed either grades anew."""
+    follow_ups = [a for t in CATALOG.extensions for a in ("-t", t.id)]
+    command = ["grade", str(REFERENCE), "--target", "full", *follow_ups, "--json", "--oracle", "replay"]
+    key = f"reference-{digest_of(REFERENCE)[:12]}-{digest_of(RECORDING)[:12]}"
+
+    def grade() -> dict[str, object]:
+        proc = run_drill(*command, env=without_torch(run_folder / "no-torch"))
+        return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+    return once_per_run(run_folder, key, grade)
+
+
 @pytest.fixture
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Wide enough that rich wraps none of the tables and messages asserted on (tmp paths are long)."""
     monkeypatch.setenv("COLUMNS", "500")
     use_consoles(monkeypatch, width=500)
+
+
+@pytest.fixture
+def short_wait(monkeypatch: pytest.MonkeyPatch, wide_terminal: None) -> None:
+    """A lock on the history is waited for half a second, not ten ($DRILL_BUSY_TIMEOUT); lines are not wrapped."""
+    monkeypatch.setenv(faults.BUSY_ENV, "0.5")
 
 
 @pytest.fixture
@@ -113,6 +168,15 @@ def workspace(tmp_path: Path) -> Path:
 def history(store: History) -> History:
     """The history (``store``), under the name the drill loop's functions give it."""
     return store
+
+
+@pytest.fixture
+def db(history: History) -> sqlite3.Connection:
+    """The History's own connection (autocommit, sqlite3.Row rows), with the interview tables: the
+    wiring calls ensure_tables(history.db) on every open, so twice must do no harm."""
+    interview_store.ensure_tables(history.db)
+    interview_store.ensure_tables(history.db)
+    return history.db
 
 
 @pytest.fixture

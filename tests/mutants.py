@@ -1,5 +1,9 @@
 """Classic bugs: each is the reference engine with one realistic mistake, which must fail its target.
-They are data, in tests/mutants.toml (one ``[[mutant]]`` table each); this module loads them."""
+They are data, in tests/mutants.toml (one ``[[mutant]]`` table each); this module loads them.
+
+A mutant is matched on code, not comments: its ``find`` and the reference are compared with every
+comment cut (and a line that held only a comment left out), so a comment of the reference may change,
+move or go without changing which code a mutant replaces (``Mutant.apply``)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,50 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MUTANTS_FILE = Path(__file__).with_name("mutants.toml")
+
+
+def code_only(text: str) -> tuple[str, list[int]]:
+    """``text`` without its comments: each ``# ...`` cut with the blanks before it, each line that held
+    only a comment left out; and for each character kept, where it stood in ``text``.
+
+    Read one line after another, with the quotes of string literals followed (triple-quoted ones across
+    lines), so that a ``#`` inside a string is code. Works on a fragment of a file as on a whole one."""
+    kept: list[str] = []
+    origin: list[int] = []
+    quote = ""  # the quote of the string literal open at this point, if any
+    start = 0
+    for line in text.splitlines(keepends=True):
+        end = len(line.rstrip("\r\n"))
+        cut, i = end, 0
+        while i < end:
+            ch = line[i]
+            if quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if line.startswith(quote, i):
+                    i += len(quote)
+                    quote = ""
+                    continue
+            elif ch == "#":
+                cut = i
+                break
+            elif ch in "'\"":
+                quote = ch * 3 if line.startswith(ch * 3, i) else ch
+                i += len(quote)
+                continue
+            i += 1
+        if quote and len(quote) == 1:  # an unterminated one-line string ends with its line
+            quote = ""
+        code = line[:cut].rstrip(" \t") if cut < end else line[:end]
+        if cut < end and not code.strip():
+            start += len(line)
+            continue  # a comment alone on its line
+        for offset, ch in enumerate(code + line[end:]):
+            kept.append(ch)
+            origin.append(start + (offset if offset < len(code) else end + offset - len(code)))
+        start += len(line)
+    return "".join(kept), origin
 
 
 @dataclass(frozen=True)
@@ -21,9 +69,23 @@ class Mutant:
     bug: str
     """One line: the mistake, as a reviewer would describe it."""
     find: str
-    """An exact snippet of reference/engine.py that occurs exactly once in it."""
+    """A snippet of reference/engine.py whose code (its comments aside) occurs exactly once in it."""
     replace: str
     """What it becomes."""
+
+    def apply(self, source: str) -> str:
+        """``source`` with the code of ``find`` replaced (comments in the span go with it); an
+        AssertionError that says so unless that code occurs in ``source`` exactly once."""
+        code, origin = code_only(source)
+        find, _ = code_only(self.find)
+        assert find.strip(), f"{self.id}: its find has no code"
+        at = code.find(find)
+        assert at >= 0 and code.find(find, at + 1) < 0, (
+            f"{self.id}: the code of its find no longer occurs exactly once in the reference"
+        )
+        # A find that ends a line ends at its newline: a trailing comment of that line goes too.
+        first, last = origin[at], origin[at + len(find) - 1]
+        return source[:first] + self.replace + source[last + 1 :]
 
 
 MUTANTS: tuple[Mutant, ...] = tuple(

@@ -1,28 +1,35 @@
 """What the tests of the tool share, in one place: plain constants and functions, no fixtures.
 
-- where things are: ROOT, REFERENCE (and its source), CATALOG, the MockClock's T0;
+- where things are: ROOT, REFERENCE (and its source), CATALOG, BANK, the MockClock's T0;
 - ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
   runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
-- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``), and the
-  human report of a --json verdict (``human_report``);
-- user code that misbehaves on purpose (``in_unbroadcast``, ``hangs``) and the processes of a grading,
-  found and waited for (``processes``, ``descendants``, ``naming``, ``end_and_check``).
+- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``), views as
+  text (``drawn``, ``shown``), the human report of a --json verdict (``human_report``), a one-line
+  refusal (``one_line_error``);
+- the correct engines of tests/alternatives/ (``ALTERNATIVES``, ``load``, ``by_stem``);
+- the history, from a test (``opened``, ``seed``, ``record_attempt``, ``sources``), a real small disk
+  (``small_tmpfs``); what is made once per run of the suite and shared (``once_per_run``).
 
-Fixtures (DRILL_HOME isolation, the clock, the history, the warm grading runner) are in
-tests/conftest.py.
+Beside it, by concept: tests/loop.py (the drill loop with a stand-in grader), tests/processes.py
+(user code that misbehaves on purpose, and the processes of a grading), tests/terminal.py (drill in a
+pseudo-terminal), tests/platforms.py (other platforms, simulated), tests/mutants.py (the classic bugs). Fixtures (DRILL_HOME isolation, the clock, the
+history, the warm grading runner, the grading limits) are in tests/conftest.py.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
+import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import IO
 
 import pytest
@@ -30,14 +37,12 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from drills import cli
-from drills.loop import session
-from drills.loop.clock import MockClock
-from drills.loop.stubs import stub_for
+from drills.interview.bank import Question, load_bank
 from drills.store.history import History
 from drills.store.paths import history_path
 from drills.views.report import grade_report
 from grader.catalog import load_catalog
-from grader.verdict import Failure, GradeResult, TargetResult
+from grader.verdict import GradeResult
 from reference import ENGINE
 
 # ---------------------------------------------------------------------------- where things are
@@ -46,9 +51,16 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ENGINE
 REFERENCE_SOURCE = REFERENCE.read_text(encoding="utf-8")
 CATALOG = load_catalog()
+BANK = load_bank()
+"""The interview's question bank (drills/interview/questions.toml)."""
 T0 = 1_800_000_000.0
 """Fri 2027-01-15 08:00 UTC: where the tests' MockClock starts."""
 DAY = 86_400.0
+
+
+def about(target_ids: set[str]) -> tuple[Question, ...]:
+    """The questions of the bank that go with any of these targets."""
+    return tuple(q for q in BANK.questions if q.target in target_ids)
 
 
 # ---------------------------------------------------------------------------- drill, in process
@@ -77,14 +89,33 @@ def console(width: int = 500, height: int | None = None, stderr: bool = False) -
     return Console(stderr=stderr, highlight=False, width=width, height=height)
 
 
+def drawn(renderable: object, width: int = 500) -> str:
+    """What rich draws of ``renderable`` (a view) on a console ``width`` wide, line by line."""
+    out = console(width=width)
+    with out.capture() as seen:
+        out.print(renderable)
+    return seen.get()
+
+
+def shown(renderable: object, width: int = 500) -> str:
+    """``drawn``, whitespace collapsed: what a test looks for in a view whatever its wrapping."""
+    return " ".join(drawn(renderable, width).split())
+
+
 def human_report(verdict: dict[str, object], width: int = 100) -> str:
     """The report ``drill grade`` prints for ``verdict`` (its --json object), drawn in process from that
     object as ``drill status`` draws it from the history; whitespace collapsed. For a test that checks
     a real grading's JSON and its human report from one grading, not two."""
-    out = console(width=width)
-    with out.capture() as seen:
-        out.print(grade_report(GradeResult.from_json(verdict)))
-    return " ".join(seen.get().split())
+    return shown(grade_report(GradeResult.from_json(verdict)), width)
+
+
+def one_line_error(text: str, *words: str) -> None:
+    """A refusal in one line, the last, that holds each of ``words``, and no traceback (nor the name
+    of an exception class drill catches)."""
+    assert not re.search(r"Traceback|HistoryError|OverflowError|sqlite3\.[A-Z]", text), text  # sqlite3.Error
+    assert text.count("error:") == 1 and "error:" in text.strip().splitlines()[-1], text
+    for word in words:
+        assert word in text, (word, text)
 
 
 def use_consoles(monkeypatch: pytest.MonkeyPatch, width: int = 500, height: int | None = None) -> None:
@@ -140,10 +171,15 @@ def spawn_drill(
     )
 
 
+GRADER_TEST_LIMIT = "--test-timeout=60"
+"""The grader's limit per test where a test runs it directly (its own default is the product's 5 s):
+one a loaded machine cannot reach (tests/conftest.py, GRADING_LIMITS)."""
+
+
 def run_grader(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest grader ARGS`` in a child process."""
+    """``python -m pytest grader ARGS`` in a child process, with GRADER_TEST_LIMIT."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "grader", "-p", "no:cacheprovider", GRADER_TEST_LIMIT, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -165,106 +201,74 @@ def count_tests(marker: str) -> int:
     return len(collect_tests(marker))
 
 
-# ---------------------------------------------------------------------------- solutions that misbehave
+# ---------------------------------------------------------------------------- correct engines in other styles
 
-UNBROADCAST_BODY = "    grad = np.asarray(grad, dtype=np.float64)\n"
-"""The first line of the reference's unbroadcast: code put after it runs at every call."""
-
-
-def in_unbroadcast(code: str) -> str:
-    """The reference, with ``code`` run at the start of every call of unbroadcast."""
-    assert REFERENCE_SOURCE.count(UNBROADCAST_BODY) == 1
-    return REFERENCE_SOURCE.replace(
-        UNBROADCAST_BODY, UNBROADCAST_BODY + "".join(f"    {line}\n" for line in code.splitlines())
-    )
+ALTERNATIVES = sorted((ROOT / "tests" / "alternatives").glob("*.py"))
+"""The correct engines of tests/alternatives/ (tests/test_alternatives.py)."""
 
 
-def hangs(started: Path) -> str:
-    """An unbroadcast that starts a child process of its own, says it is running, and loops for good."""
-    return in_unbroadcast(
-        "import subprocess, sys, pathlib\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {str(started)!r}])\n"
-        f"pathlib.Path({str(started)!r}).write_text('running')\n"
-        "while True:\n"
-        "    pass"
-    )
+def load(path: Path) -> ModuleType:
+    """The engine in ``path``, imported under a name of its own."""
+    spec = importlib.util.spec_from_file_location(f"alternative_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-HANGS_FOR_GOOD = {"DRILL_TEST_TIMEOUT": "600", "DRILL_CHECK_TIMEOUT": "600"}
-"""Limits that never stop the hang: only the end of the command can."""
+def by_stem(stem: str) -> Path:
+    """The alternative engine of that style (``book_habits``)."""
+    return next(p for p in ALTERNATIVES if p.stem == stem)
 
 
-def start_drill(tmp_path: Path, source: str) -> Path:
-    """``drill start unbroadcast`` (user state under tmp_path, tests/conftest.py), then a save of ``source``.
+def once_per_run(folder: Path, name: str, make: Callable[[], dict[str, object]]) -> dict[str, object]:
+    """``make()``'s result (JSON), made once per run of the suite and kept in ``folder`` (shared by
+    pytest-xdist's workers: tests/conftest.py, ``run_folder``): the first process to ask makes it
+    while the others wait on a lock, then read it. Where there is no ``fcntl`` (Windows), each
+    process makes its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / f"{name}.json"
+    with open(folder / f"{name}.lock", "w") as lock:
+        try:
+            import fcntl
 
-    In process: a start grades nothing, and the commands under test (check, watch) run in real children
-    after it, on the real clock as it does. A successful start in a real child is tested by
-    test_robustness's test_corrupt_history_is_moved_aside_and_the_user_told."""
-    drill("start", "unbroadcast")
-    path = tmp_path / "solutions" / "unbroadcast.py"
-    path.write_text(source)
-    return path
-
-
-# ---------------------------------------------------------------------------- the processes of a grading
-
-GONE_WITHIN = 30.0
-"""Seconds for every process of a grading to be gone after its command is: on an idle machine it takes
-well under a second, but a machine running other suites at once was seen to need more than 10."""
-STARTED_WITHIN = 120.0
-"""Seconds for the user's code to start running (a cold interpreter, the warm worker's imports)."""
-
-
-def processes() -> dict[int, tuple[int, str, str]]:
-    """Every live process: pid -> (parent pid, state, command line). Zombies are dead: left out."""
-    listing = subprocess.run(
-        ["ps", "-ww", "-A", "-o", "pid=,ppid=,stat=,command="], capture_output=True, text=True, check=True
-    ).stdout
-    table = {}
-    for line in listing.splitlines():
-        fields = line.split(None, 3)
-        if len(fields) >= 3 and not fields[2].startswith("Z"):
-            table[int(fields[0])] = (int(fields[1]), fields[2], fields[3] if len(fields) > 3 else "")
-    return table
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        except ImportError:  # pragma: no cover - Windows
+            pass
+        if not done.exists():
+            partial = done.with_suffix(".partial")
+            partial.write_text(json.dumps(make()), encoding="utf-8")
+            partial.replace(done)
+        return json.loads(done.read_text(encoding="utf-8"))
 
 
-def descendants(root: int) -> set[int]:
-    table = processes()
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier} - found
-        found |= frontier
-    return found
+def without_torch(folder: Path) -> dict[str, str]:
+    """An environment (ours, and a PYTHONPATH) in which ``import torch`` fails: to prove a run never imports it."""
+    fake = folder / "torch"
+    fake.mkdir(parents=True, exist_ok=True)
+    (fake / "__init__.py").write_text("raise ImportError('torch imported during a replayed check')\n")
+    return {**os.environ, "PYTHONPATH": str(folder)}
 
 
-def naming(text: str) -> set[int]:
-    """The processes whose command line contains ``text``."""
-    return {pid for pid, (_, _, command) in processes().items() if text in command}
+def digest_of(path: Path) -> str:
+    """The SHA-256 of a file's bytes: to tell that a test left it exactly as it was."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def wait_until(condition: Callable[[], object], seconds: float, what: str) -> None:
-    """Poll ``condition`` until it holds; fail the test with ``what`` after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {seconds:g} s")
-        time.sleep(0.05)
-
-
-def end_and_check(proc: subprocess.Popen[str], how: signal.Signals, started: Path, at_least: int) -> str:
-    """Once the user's code runs, end ``proc`` with ``how``; then every process of the grading must go."""
-    wait_until(started.exists, STARTED_WITHIN, "the user's code did not start")
-    family = descendants(proc.pid) | naming(str(started))
-    assert len(family) >= at_least, f"expected the grading's processes, found {family}"
-    os.kill(proc.pid, how)
-    output, errors = proc.communicate(timeout=GONE_WITHIN)
-    wait_until(
-        lambda: not (family | naming(str(started))) & set(processes()),
-        GONE_WITHIN,
-        f"processes of the grading outlived drill ({how.name}): {sorted(family & set(processes()))}",
-    )
-    assert "Traceback" not in errors, errors
-    return output
+@contextmanager
+def small_tmpfs(mount: Path, size: str) -> Iterator[Path]:
+    """A real tmpfs of ``size`` (``256k``) mounted at ``mount`` (made here), unmounted after; the
+    test is skipped where it cannot be mounted (root on Linux only)."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root on Linux")
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def record_attempt(
@@ -275,14 +279,18 @@ def record_attempt(
     outcome: str = "passed",
     assisted: bool = False,
     rung: str = "recall",
-) -> None:
-    """A finished attempt in the history, as if drilled at ``at`` on ``rung``: passed in ``seconds``, or given up after them."""
+    splits: Sequence[str] = (),
+):
+    """A finished attempt in the history, as if drilled at ``at`` on ``rung``: passed in ``seconds`` (a
+    split of ``seconds`` for each of ``splits``, by default its target), or given up after them; the
+    attempt, as it ended."""
     attempt = store.start(target, Path("/nowhere") / f"{target}.py", at, rung)
     if outcome == "passed":
-        store.add_split(attempt, target, seconds)
+        for split in splits or [target]:
+            store.add_split(attempt, split, seconds)
     if assisted:
         store.mark_assisted(attempt)
-    store.finish(attempt, outcome, at + seconds)
+    return store.finish(attempt, outcome, at + seconds)
 
 
 # ---------------------------------------------------------------------------- the history, from a test
@@ -301,20 +309,32 @@ def open_store() -> History:
     return History(history_path())
 
 
-def active():
+@contextmanager
+def opened() -> Iterator[History]:
+    """The history under DRILL_HOME, opened for the block and closed after it."""
     store = open_store()
     try:
-        return store.active()
+        yield store
     finally:
         store.close()
+
+
+def active():
+    with opened() as store:
+        return store.active()
 
 
 def latest():
-    store = open_store()
-    try:
+    with opened() as store:
         return store.attempts()[-1]
-    finally:
-        store.close()
+
+
+def sources(attempt=None) -> list[str]:
+    """The sources graded of ``attempt`` (by default the one in progress; none: no source), as the
+    history has them."""
+    with opened() as store:
+        attempt = store.active() if attempt is None else attempt
+        return [s.source for s in store.submissions(attempt)] if attempt is not None else []
 
 
 def seed(
@@ -326,93 +346,3 @@ def seed(
         record_attempt(store, target, seconds, at, outcome, assisted, rung)
     finally:
         store.close()
-
-
-# ---------------------------------------------------------------------------- the drill loop, from a test
-
-IDS = [t.id for t in CATALOG.targets]
-ALL_SYMBOLS = [s for t in CATALOG.targets for s in t.symbols]
-
-
-class FakeGrader:
-    """Stands in for the grader: a target passes when none of its symbols (nor those of the targets
-    it needs) is still a stub (a blank of a cloze stub included), and none of its own is ``wrong``. ``seconds`` is how long a grading
-    takes on the MockClock."""
-
-    def __init__(self, clock: MockClock) -> None:
-        self.clock = clock
-        self.calls: list[list[str]] = []
-        self.seconds = 0.0
-        self.during: Callable[[], object] | None = None
-        """Run while grading, as another terminal would."""
-        self.wrong: set[str] = set()
-        """Symbols written but wrong: their own target's tests fail (those of the targets needing it pass)."""
-
-    def __call__(self, file: Path, targets, oracle: str = "auto", label: str | None = None, **_: object) -> GradeResult:
-        self.calls.append([t.id for t in targets])
-        source = Path(file).read_text(encoding="utf-8")
-        blank = {
-            s for s in ALL_SYMBOLS if re.search(rf'raise NotImplementedError\("{re.escape(s)}(, blank \d+)?"\)', source)
-        }
-        results = []
-        for target in targets:
-            needed = [*target.symbols, *(s for n in target.needs for s in CATALOG.get(n).symbols)]
-            missing = [s for s in needed if s in blank]
-            failures = tuple(Failure(f"test_{s}", f"{s}: {s} is not written yet", symbol=s) for s in missing)
-            failures += tuple(
-                Failure(f"test_{s}", f"{s}: wrong", symbol=s, case="fake", text="wrong")
-                for s in target.symbols
-                if s in self.wrong
-            )
-            results.append(TargetResult(target.id, 10, len(failures), failures))
-        self.clock.advance(self.seconds)
-        if self.during is not None:
-            self.during()
-        return GradeResult(label or str(file), tuple(results), 0.01)
-
-
-def write(path: Path, blanked: list[str]) -> None:
-    """The user's file, with these symbols still to write (none: the reference)."""
-    path.write_text(stub_for(blanked, "test") if blanked else REFERENCE_SOURCE, encoding="utf-8")
-
-
-def finish_attempt(
-    history: History, clock: MockClock, workspace: Path, target: str, seconds: float, *, hints: int = 0
-) -> session.Checked:
-    """Start TARGET, take SECONDS, pass it (stand-in grader)."""
-    started = session.start(history, target, workspace, clock)
-    for _ in range(hints):
-        session.hint(history, None)
-    clock.advance(seconds)
-    write(started.path, [])
-    checked = session.check(history, clock)
-    assert checked.finished
-    clock.advance(3600)
-    return checked
-
-
-def give_up_attempt(history: History, clock: MockClock, workspace: Path, target: str, seconds: float) -> None:
-    session.start(history, target, workspace, clock)
-    clock.advance(seconds)
-    session.give_up(history, clock)
-    clock.advance(3600)
-
-
-def minutes(seconds: list[float]) -> list[float]:
-    """Times for each core target: these, then 50 s for each target the catalog has beyond them."""
-    return seconds[: len(IDS)] + [50.0] * (len(IDS) - len(seconds))
-
-
-def run_full(history, clock, workspace, segments: list[tuple[str, float]]) -> session.Checked:
-    """A full drill whose targets pass one by one, each after its seconds; the last grading finishes it."""
-    started = session.start(history, "full", workspace, clock)
-    todo = list(ALL_SYMBOLS)
-    checked = None
-    for target, seconds in segments:
-        clock.advance(seconds)
-        todo = [s for s in todo if s not in CATALOG.get(target).symbols]
-        write(started.path, todo)
-        checked = session.check(history, clock)
-        assert checked.newly_passed == (target,)
-    assert checked is not None and checked.finished
-    return checked

@@ -11,7 +11,6 @@ book's). It is graded as it is by a test of its own, which names what must fail,
 (that one line replaced) by every test here that asks an engine to pass.
 """
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -20,9 +19,8 @@ import pytest
 
 from grader import notes, reflected
 from grader.run import grade_file
-from tests.support import CATALOG
+from tests.support import ALTERNATIVES, CATALOG, by_stem, load
 
-ALTERNATIVES = sorted((Path(__file__).parent / "alternatives").glob("*.py"))
 STYLES = {
     "kahn",
     "einsum",
@@ -40,19 +38,6 @@ STYLES = {
 BOOK = "book_habits"
 FOLLOW_UPS = {"in_place": ("max", "cotangent", "free-memory"), "base_refusal": ("max", "cotangent", "free-memory")}
 """Alternatives that also write follow-ups, and which: they are graded on those too."""
-
-
-def load(path: Path) -> ModuleType:
-    """The engine in ``path``, imported under a name of its own."""
-    spec = importlib.util.spec_from_file_location(f"alternative_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def by_stem(stem: str) -> Path:
-    return next(p for p in ALTERNATIVES if p.stem == stem)
 
 
 def fixed(path: Path, tmp_path: Path) -> Path:

@@ -32,9 +32,11 @@ def test_every_catalog_symbol_core_and_follow_up_has_mutants(mutants):
 
 
 def test_each_mutant_compiles_and_differs_from_the_reference_in_one_place_only(mutants):
+    """Each mutant changes lines inside one function's body only, and that function still compiles: so
+    the whole mutant does (the rest of it is the reference, line for line). Compiling the function
+    alone, not the whole file, keeps this a fraction of a second for the 1,000-odd mutants."""
     functions = find_functions(ast.parse(SOURCE))
     for m in mutants:
-        compile(m.source, "engine.py", "exec")
         assert m.source != SOURCE, m.id
         lines = m.source.splitlines(keepends=True)
         assert len(lines) == len(LINES), f"{m.id}: line numbers moved"
@@ -46,6 +48,10 @@ def test_each_mutant_compiles_and_differs_from_the_reference_in_one_place_only(m
         assert function.lineno < m.line and m.end_line <= function.end_lineno, m.id
         docstring = function.body[0]
         assert m.line > docstring.end_lineno, f"{m.id}: mutates the docstring"
+        first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+        depth = function.col_offset  # a method: compiled inside blocks as deep as its class
+        blocks = "".join(" " * column + "if True:\n" for column in range(0, depth, 4))
+        compile(blocks + "".join(lines[first - 1 : function.end_lineno]), m.id, "exec")
 
 
 def test_mutants_are_distinct_and_their_ids_unique_and_stable(mutants):

@@ -14,7 +14,7 @@ from drills.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED
 from drills.store.history import History
 from drills.store.records import personal_best, scoreboard
 from drills.store.schedule import rate
-from tests.support import write
+from tests.loop import write
 
 pytestmark = pytest.mark.usefixtures("fake_grading")
 
@@ -126,7 +126,8 @@ def test_editing_while_paused_earns_no_best_split_rung_or_rating(history: Histor
 
 
 def test_a_full_drill_edited_while_paused_sets_no_split_best(history: History, clock: MockClock, workspace):
-    from tests.support import ALL_SYMBOLS, CATALOG
+    from tests.loop import ALL_SYMBOLS
+    from tests.support import CATALOG
 
     started = session.start(history, "full", workspace, clock)
     clock.advance(5)

@@ -7,7 +7,8 @@ import pytest
 from rich.cells import cell_len as line_width
 
 from drills.loop import diff, session
-from tests.support import CATALOG, REFERENCE_SOURCE, active, drill, finish_attempt, latest, said, use_consoles, write
+from tests.loop import finish_attempt, write
+from tests.support import CATALOG, REFERENCE_SOURCE, active, drill, latest, said, use_consoles
 
 # ---------------------------------------------------------------------------- compare with the reference
 

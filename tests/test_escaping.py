@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REFERENCE_SOURCE, ROOT, in_unbroadcast, spawn_drill, start_drill, wait_until
-from tests.test_odd_files import Lines
+from tests.processes import Lines, in_unbroadcast, start_drill, wait_until
+from tests.support import REFERENCE_SOURCE, ROOT, run_drill, spawn_drill
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, a child subreaper")
 
@@ -72,14 +72,8 @@ def escapees(folder: Path) -> set[int]:
 
 
 def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "drills", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "300", **(env or {})},
-    )
+    """``drill ARGS`` in a child (tests/support.py, run_drill), 300 columns wide."""
+    return run_drill(*args, cwd=cwd, env={"COLUMNS": "300", **(env or {})}, timeout=300)
 
 
 def assert_all_gone(folder: Path, at_least: int) -> None:
@@ -199,11 +193,11 @@ BLOCKS_SIGALRM = {
 
 @pytest.mark.parametrize("how", BLOCKS_SIGALRM)
 def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(how, tmp_path):
-    """The test's own timer cannot fire; drill grade's backstop (2 x 5 s + 2 s) stops it from outside,
-    and drill watch's must too, not the 120 s check limit."""
+    """The test's own timer cannot fire; drill grade's backstop (2 x 5 s + 2 s, with the product's 5 s
+    test limit) stops it from outside, and drill watch's must too, not the 120 s check limit."""
     path = start_drill(tmp_path, in_unbroadcast(BLOCKS_SIGALRM[how]))
     began = time.monotonic()
-    proc = spawn_drill("watch", env={"COLUMNS": "300", "DRILL_CHECK_TIMEOUT": "120"})
+    proc = spawn_drill("watch", env={"COLUMNS": "300", "DRILL_TEST_TIMEOUT": "5", "DRILL_CHECK_TIMEOUT": "120"})
     try:
         lines = Lines(proc)
         wait_until(

@@ -14,9 +14,7 @@ import pytest
 from drills import cli
 from drills.loop.clock import MockClock
 from drills.store.export import CSV_FIELDS
-from drills.store.history import History
-from drills.store.paths import history_path
-from tests.support import CATALOG, DAY, T0, drill, said, seed, use_consoles
+from tests.support import CATALOG, DAY, T0, drill, open_store, said, seed, use_consoles
 
 NOT_UTF8 = "# caf\udce9 in latin-1\nx = 1\n"  # a file saved as latin-1: kept byte for byte
 
@@ -25,10 +23,6 @@ NOT_UTF8 = "# caf\udce9 in latin-1\nx = 1\n"  # a file saved as latin-1: kept by
 def console(monkeypatch: pytest.MonkeyPatch) -> None:
     use_consoles(monkeypatch, width=500)
     monkeypatch.setattr(cli, "CLOCK", MockClock(T0 + 30 * DAY))
-
-
-def open_store() -> History:
-    return History(history_path())
 
 
 def fill_history() -> None:

@@ -7,25 +7,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from rich.console import RenderableType
 
 from drills.loop.watch import watch_saves
 from drills.store import progress, records
 from drills.views import report
 from grader.catalog import format_time
-from tests.support import ALL_SYMBOLS, CATALOG, IDS, REFERENCE_SOURCE, console, drill, latest, row, said, write
+from tests.loop import ALL_SYMBOLS, IDS, write
+from tests.support import CATALOG, REFERENCE_SOURCE, drill, latest, row, said, shown
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 
 TANH_VJP = "            self.grad += (1.0 - out.data**2) * out.grad\n"
 BROKEN_TANH = REFERENCE_SOURCE.replace(TANH_VJP, "            self.grad += (1.0 - out.data) * out.grad\n")
-
-
-def shown(view: RenderableType) -> str:
-    out = console()
-    with out.capture() as captured:
-        out.print(view)
-    return " ".join(captured.get().split())
 
 
 def test_a_target_that_fails_again_shows_everywhere_and_the_drill_ends_when_all_pass(

@@ -9,7 +9,7 @@ import pytest
 from grader.compare import add_into, backprop, seed
 from grader.graphs import Glue
 from grader.probes import PROBES
-from tests.test_alternatives import by_stem, load
+from tests.support import by_stem, load
 
 
 def _tracked(stem):

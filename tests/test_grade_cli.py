@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from tests.support import CATALOG, REFERENCE, UNBROADCAST_BODY, drill, human_report, run_drill
+from tests.processes import UNBROADCAST_BODY
+from tests.support import CATALOG, REFERENCE, drill, human_report, run_drill
 
 TOP_KEYS = {"version", "file", "passed", "targets", "notes"}
 FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
@@ -13,13 +14,15 @@ TARGET_KEYS = {"passed", "tests", "failed", "not_run", "not_run_reason", "failur
 WRONG_AXIS = REFERENCE.read_text().replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")
 
 
-def test_reference_passes_all_six_targets_as_json():
-    proc = run_drill("grade", str(REFERENCE), "--json")
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+def test_reference_passes_every_target_as_json(reference_verdict):
+    """The run's one full grading of the reference (tests/conftest.py: ``--target full`` and every
+    follow-up, ``--json``, in a real child): ``full`` is the core targets, and the reference passes
+    them and every follow-up. (The core targets graded by default: test_syntax_error_is_a_verdict_with_file_and_line.)"""
+    assert reference_verdict["returncode"] == 0, reference_verdict["stderr"]
+    data = json.loads(str(reference_verdict["stdout"]))
     assert set(data) == TOP_KEYS and data["notes"] == []
     assert data["passed"] is True and data["file"] == str(REFERENCE)
-    assert list(data["targets"]) == [t.id for t in CATALOG.targets]
+    assert list(data["targets"]) == [t.id for t in CATALOG.targets] + [t.id for t in CATALOG.extensions]
     for target in data["targets"].values():
         assert set(target) == TARGET_KEYS
         assert target["passed"] is True and target["tests"] > 0 and target["failed"] == 0
@@ -119,8 +122,10 @@ def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
     bad = tmp_path / "broken.py"
     bad.write_text("import numpy as np\n\ndef unbroadcast(grad, shape)\n    return grad\n")
     proc = run_drill("grade", str(bad), "--json")
-    assert proc.returncode == 1 and json.loads(proc.stdout)["passed"] is False
-    assert "SyntaxError at broken.py:3" in human_report(json.loads(proc.stdout))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1 and data["passed"] is False
+    assert list(data["targets"]) == [t.id for t in CATALOG.targets]  # by default, the core targets
+    assert "SyntaxError at broken.py:3" in human_report(data)
 
 
 @pytest.mark.parametrize(
@@ -154,13 +159,3 @@ def test_unreadable_file_exits_2(tmp_path):
 def test_unknown_option_exits_2():
     proc = run_drill("grade", str(REFERENCE), "--jsn")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-
-
-def test_target_full_with_every_follow_up_passes_the_reference():
-    """One grading for both: ``--target full`` is the core targets, and the reference passes every follow-up."""
-    ids = [t.id for t in CATALOG.extensions]
-    proc = run_drill("grade", str(REFERENCE), "--target", "full", *[a for i in ids for a in ("-t", i)], "--json")
-    assert proc.returncode == 0, proc.stdout
-    data = json.loads(proc.stdout)
-    assert list(data["targets"]) == [t.id for t in CATALOG.targets] + [t.id for t in CATALOG.extensions]
-    assert data["passed"] is True

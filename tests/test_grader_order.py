@@ -71,7 +71,7 @@ def test_the_verdict_lists_failures_in_file_order(tmp_path, warm_runner):
     started = [e["nodeid"] for e in events if e["event"] == "start"]
     assert started != collected  # the run order differs: the verdict's is kept apart
     for mutant in [m for m in MUTANTS if m.target == "arith"][:3]:
-        engine.write_text(REFERENCE_SOURCE.replace(mutant.find, mutant.replace))
+        engine.write_text(mutant.apply(REFERENCE_SOURCE))
         result = grade_file(engine, [CATALOG.get("arith")], runner=warm_runner).get("arith")
         tests = [f.test for f in result.failures]
         assert tests and tests == [n for n in collected if n in tests], mutant.id
@@ -106,7 +106,7 @@ def test_the_first_failure_is_told_while_the_grading_runs(tmp_path, warm_runner)
     # Told once, before the verdict; a correct engine: never.
     mutant = next(m for m in MUTANTS if m.target == "arith")
     engine = tmp_path / "engine.py"
-    engine.write_text(REFERENCE_SOURCE.replace(mutant.find, mutant.replace))
+    engine.write_text(mutant.apply(REFERENCE_SOURCE))
     told = []
     result = grade_file(engine, [CATALOG.get("arith")], runner=warm_runner, on_failure=told.append).get("arith")
     assert len(told) == 1 and told[0].test in {f.test for f in result.failures}

@@ -11,7 +11,8 @@ import pytest
 from drills.loop import incremental
 from grader.run import grade_file, test_files
 from grader.verdict import Failure, GradeResult, TargetResult
-from tests.support import CATALOG, IDS, REFERENCE_SOURCE
+from tests.loop import IDS
+from tests.support import CATALOG, REFERENCE_SOURCE
 
 TARGETS = CATALOG.targets
 

@@ -21,17 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import (
-    GONE_WITHIN,
-    HANGS_FOR_GOOD,
-    ROOT,
-    STARTED_WITHIN,
-    active,
-    drill,
-    in_unbroadcast,
-    naming,
-    wait_until,
-)
+from tests.processes import GONE_WITHIN, HANGS_FOR_GOOD, STARTED_WITHIN, in_unbroadcast, naming, wait_until
+from tests.support import ROOT, active, drill
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals sent to a child")
 

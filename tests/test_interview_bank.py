@@ -8,11 +8,8 @@ import re
 import pytest
 
 from drills.interview import bank as bank_module
-from drills.interview.bank import BankError, load_bank, parse_bank
-from tests.support import CATALOG
-
-BANK = load_bank()
-TEXT = bank_module.QUESTIONS_FILE.read_text(encoding="utf-8")
+from drills.interview.bank import BankError, parse_bank
+from tests.support import BANK, CATALOG, about
 
 # The topics issue 15 asks the bank to cover, each as words a question on it must use.
 TOPICS = {
@@ -63,12 +60,12 @@ def test_every_core_target_has_a_follow_up_drill_and_questions():
     assert set(BANK.follow_ups.values()) <= extensions
     assert BANK.follow_up("unary") == "max" and BANK.follow_up("backward") == "cotangent"
     for target in CATALOG.ids:
-        assert BANK.about({target, BANK.follow_ups[target]}), f"no question goes with {target}"
+        assert about({target, BANK.follow_ups[target]}), f"no question goes with {target}"
 
 
 def test_get_and_about():
     assert BANK.get("log-sum-exp").target == "softmax"
-    assert all(q.target == "softmax" for q in BANK.about({"softmax"}))
+    assert all(q.target == "softmax" for q in about({"softmax"}))
     with pytest.raises(KeyError):
         BANK.get("no-such-question")
 

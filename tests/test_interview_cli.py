@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from drills.interview import interviewer as steps
 from drills.interview.bank import load_bank
 from drills.interview.store import InterviewRecord, ensure_tables, interviews
 from grader.catalog import format_time
-from tests.support import CATALOG, DAY, FakeGrader, active, drill, open_store, said, write
+from tests.loop import FakeGrader, write
+from tests.support import CATALOG, DAY, active, drill, open_store, said
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 
@@ -227,12 +229,15 @@ def test_export_holds_the_interviews_and_import_restores_them(clock, fake_gradin
         store.close()
 
 
-def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypatch):
-    """In a terminal (a console that is one, keys from a stand-in): h, then q."""
-    pressed = ["h", "q"]
+def in_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, pressed: list[str], each: Callable[[], object] = lambda: None
+) -> None:
+    """drill prints to a console that is a terminal, and reads ``pressed`` from a stand-in keyboard, one
+    key a read (``each`` called at every read), then none."""
 
     class Keys:
         def read(self, timeout: float) -> str | None:
+            each()
             return pressed.pop(0) if pressed else None
 
     @contextmanager
@@ -241,6 +246,11 @@ def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypa
 
     monkeypatch.setattr(cli, "out", Console(force_terminal=True, color_system=None, width=200, highlight=False))
     monkeypatch.setattr(terminal_keys, "keyboard", keyboard)
+
+
+def test_keys_h_is_a_nudge_and_q_gives_the_task_up(clock, fake_grading, monkeypatch):
+    """In a terminal (a console that is one, keys from a stand-in): h, then q."""
+    in_a_terminal(monkeypatch, ["h", "q"])
     result = drill(*SHORT, input=ANSWERS)
     hint = CATALOG.get("unbroadcast").hints[0]
     assert f"Interviewer: {hint}" in said(result) and "let us leave it there: unbroadcast gave up at" in said(result)
@@ -275,22 +285,14 @@ def test_ctrl_c_while_answering_keeps_the_lines_already_typed(clock, fake_gradin
 def test_p_does_not_pause_an_interview_and_the_key_bar_shows_its_own_keys(clock, fake_grading, monkeypatch):
     """An interview's clock runs as a real one does: p is refused (said on the screen), the attempt is
     never paused; the key bar is the interview's (no "p pause", no "q quit")."""
-    pressed = ["p", "q"]
     seen: list[bool] = []
 
-    class Keys:
-        def read(self, timeout: float) -> str | None:
-            attempt = active()
-            if attempt is not None:
-                seen.append(attempt.paused or attempt.paused_total > 0)
-            return pressed.pop(0) if pressed else None
+    def look() -> None:
+        attempt = active()
+        if attempt is not None:
+            seen.append(attempt.paused or attempt.paused_total > 0)
 
-    @contextmanager
-    def keyboard():
-        yield Keys()
-
-    monkeypatch.setattr(cli, "out", Console(force_terminal=True, color_system=None, width=200, highlight=False))
-    monkeypatch.setattr(terminal_keys, "keyboard", keyboard)
+    in_a_terminal(monkeypatch, ["p", "q"], look)
     result = drill(*SHORT, input=ANSWERS)
     text = said(result)
     assert "no pause in an interview" in text and "let us leave it there: unbroadcast gave up at" in text

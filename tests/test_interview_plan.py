@@ -7,13 +7,11 @@ import json
 
 import pytest
 
-from drills.interview.bank import load_bank
 from drills.interview.due import QuestionCard, QuestionReview
 from drills.interview.plan import Plan, PlanError, follow_up_window, plan_interview
 from grader.catalog import UnknownTarget, format_time
-from tests.support import CATALOG, DAY, T0
+from tests.support import BANK, CATALOG, DAY, T0, about
 
-BANK = load_bank()
 QUEUE = ["backward", "unbroadcast", "full", "arith"]
 
 
@@ -23,7 +21,7 @@ def deck(**due_in_days: float) -> list[QuestionCard]:
     cards = []
     for i, q in enumerate(BANK.questions):
         days = due_in_days.get(q.id.replace("-", "_"))
-        reviews = () if days is None else (QuestionReview(1, T0 - DAY, "Good", 1.0),)
+        reviews = () if days is None else (QuestionReview(T0 - DAY, "Good", 1.0),)
         cards.append(
             QuestionCard(q.id, i, T0 if days is None else T0 + days * DAY, reviews, None if days is None else 2.0)
         )
@@ -103,9 +101,9 @@ def test_overdue_questions_come_first_most_overdue_first_whatever_their_target()
 
 def test_a_question_not_due_is_not_asked_while_the_bank_has_new_ones():
     """Rated in one interview, not due yet: new questions (about anything) come first."""
-    related = {q.id.replace("-", "_"): 10 for q in BANK.about({"unary", "max"})}
+    related = {q.id.replace("-", "_"): 10 for q in about({"unary", "max"})}
     p = plan(target="unary", cards=deck(**related))
-    assert not {q.id for q in p.questions} & {q.id for q in BANK.about({"unary", "max"})}
+    assert not {q.id for q in p.questions} & {q.id for q in about({"unary", "max"})}
     assert all(q.why.startswith("new;") for q in p.questions)
 
 

@@ -13,24 +13,12 @@ from fsrs import Card, Rating
 
 from drills.interview import due
 from drills.interview import store as kept
-from drills.interview.bank import load_bank
 from drills.interview.plan import Part, Plan
 from drills.interview.store import AnswerRecord, InterviewStoreError, PartRecord
-from drills.store.history import History
 from drills.store.schedule import scheduler
-from tests.support import DAY, T0
+from tests.support import BANK, DAY, T0
 
-BANK = load_bank()
 PLAN = Plan(45, T0, (Part("coding", "unary", 1800, "asked for"), Part("question", "log-sum-exp", 210, "new")))
-
-
-@pytest.fixture
-def db(history: History) -> sqlite3.Connection:
-    """The History's own connection (autocommit, sqlite3.Row rows), with the interview tables: the
-    wiring calls ensure_tables(history.db) on every open, so twice must do no harm."""
-    kept.ensure_tables(history.db)
-    kept.ensure_tables(history.db)
-    return history.db
 
 
 def answer(
@@ -171,7 +159,7 @@ def test_due_questions_lists_answered_ones_due_most_overdue_first(db):
     listed = due.due_questions(db, T0 + 3 * DAY, BANK)
     assert [c.question for c in listed] == ["log-sum-exp", "max-ties"]
     assert listed[0].overdue(T0 + 3 * DAY) > listed[1].overdue(T0 + 3 * DAY) > 0
-    assert due.question_of(listed[0], BANK).target == "softmax"
+    assert BANK.get(listed[0].question).target == "softmax"
 
 
 def test_answers_to_questions_no_longer_in_the_bank_are_ignored(db):

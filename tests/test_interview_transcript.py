@@ -6,26 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from drills.interview import store as kept
-from drills.interview.bank import load_bank
 from drills.interview.due import question_deck
 from drills.interview.plan import plan_interview
 from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
 from drills.interview.transcript import fenced, report_path, transcript
 from drills.views import interview as views
 from grader.catalog import format_time
-from tests.support import CATALOG, DAY, T0, console
+from tests.support import BANK, CATALOG, DAY, T0, shown
 
-BANK = load_bank()
 CODE = 'def backward(self):\n    """Seed, then run."""\n    ...\n'
-
-
-@pytest.fixture
-def db(history):
-    kept.ensure_tables(history.db)
-    return history.db
 
 
 def interview(
@@ -130,16 +120,9 @@ def test_the_report_path_names_the_start_and_the_interview(db):
 # ---------------------------------------------------------------------------- views
 
 
-def shown(renderable, width: int = 120) -> str:
-    out = console(width=width)
-    with out.capture() as captured:
-        out.print(renderable)
-    return " ".join(captured.get().split())
-
-
 def test_the_plan_view_lists_each_part_its_budget_and_why(db):
     plan = plan_interview(CATALOG, BANK, 20, "backward", [], question_deck(db, T0, BANK), T0)
-    text = shown(views.plan_view(plan, BANK))
+    text = shown(views.plan_view(plan, BANK), width=120)
     assert "coding" in text and "backward" in text and format_time(plan.coding.budget) in text
     for part in plan.questions:
         assert part.id in text
@@ -165,7 +148,7 @@ def test_the_due_questions_view(db):
 
 
 def test_the_list_of_interviews(db):
-    assert "No interview yet" in shown(views.interviews_view([]))
+    assert "No interview yet" in shown(views.interviews_view([]), width=120)
     record = interview(db, PartRecord(0, "coding", "backward", 1560, 7, "passed", 540.0, 0, CODE), None, [(0,)])
     kept.set_report(db, record.id, "/data/interview-1.md")
     text = shown(views.interviews_view(kept.interviews(db)), width=200)

@@ -24,21 +24,18 @@ from grader.oracle import RECORDING
 from grader.process import Cancelled, stopped_with_us
 from grader.run import Limits, grade_file
 from grader.worker import SpawnRunner, WarmRunner
-from tests.support import (
+from tests.processes import (
     HANGS_FOR_GOOD,
     STARTED_WITHIN,
-    count_tests,
     end_and_check,
     hangs,
-    human_report,
     in_unbroadcast,
     naming,
-    run_drill,
-    spawn_drill,
     start_drill,
     wait_until,
 )
 from tests.support import REFERENCE_SOURCE as SOURCE
+from tests.support import count_tests, human_report, run_drill, spawn_drill
 
 N = count_tests("unbroadcast")
 """The unbroadcast target's tests."""

@@ -1,9 +1,13 @@
 """Every catalogued classic bug fails its own target, with a message that names the wrong symbol."""
 
+import io
+import tokenize
+
 import pytest
 
 from grader.run import grade_file
-from tests.mutants import MUTANTS
+from grader.verdict import TargetResult
+from tests.mutants import MUTANTS, Mutant, code_only
 from tests.support import CATALOG
 from tests.support import REFERENCE_SOURCE as SOURCE
 
@@ -17,12 +21,29 @@ FIRST_NAMES = {
     ),
 }
 """Mutants whose first failure legitimately starts with another name than their symbol."""
+FIRST_MET_ELSEWHERE = {
+    "mul-assigns-instead-of-accumulating",
+    "pow-assigns-instead-of-accumulating",
+    "sum-broadcasts-without-expand-dims",
+    "sum-expands-even-with-keepdims",
+    "mean-divides-by-total-size",
+    "log-softmax-backward-last-axis",
+    "softmax-backward-last-axis",
+    "reshape-rejects-tuple",
+    "reshape-assigns-instead-of-accumulating",
+    "dual-mul-drops-a-term",
+    "dual-matmul-drops-a-term",
+    "dual-tanh-of-the-input",
+}
+"""Mutants whose first failure met, in the order the grader runs its tests, is a test that mixes ops
+(a random graph of them: "the unary ops [4]: ...") or the test of another symbol: the verdict's first
+failure, in file order, is the one that names the symbol. ``drill watch`` shows such a failure first."""
 
 
 def test_catalogue_is_large_and_covers_every_symbol():
     assert len(MUTANTS) >= 36
     assert len({m.id for m in MUTANTS}) == len(MUTANTS)
-    assert set(FIRST_NAMES) <= {m.id for m in MUTANTS}, "FIRST_NAMES lists a mutant that is gone"
+    assert set(FIRST_NAMES) | FIRST_MET_ELSEWHERE <= {m.id for m in MUTANTS}, "a mutant that is gone is listed"
     for target in CATALOG.targets:  # the core: at least 4 bugs each, every symbol covered
         mine = [m for m in MUTANTS if m.target == target.id]
         assert len(mine) >= 4, target.id
@@ -36,17 +57,90 @@ def test_catalogue_is_large_and_covers_every_symbol():
         assert {m.symbol for m in mine} <= set(target.symbols), target.id
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
-def test_mutant_fails_its_target(mutant, tmp_path, warm_runner):
-    assert SOURCE.count(mutant.find) == 1, f"{mutant.id}: its snippet no longer occurs exactly once in the reference"
-    path = tmp_path / "engine.py"
-    path.write_text(SOURCE.replace(mutant.find, mutant.replace))
-    result = grade_file(path, [CATALOG.get(mutant.target)], runner=warm_runner).get(mutant.target)
-    assert not result.passed, f"{mutant.id} ({mutant.bug}) passed {mutant.target}"
-    # The message the user reads first says which symbol is wrong, at its start: "SYMBOL [case]: ...".
+def named_first(mutant: Mutant, result: TargetResult) -> bool:
+    """Whether the message the user reads first says which symbol is wrong, at its start:
+    "SYMBOL [case]: ..." (for a mutant of FIRST_NAMES, that name; then a later failure starts with the
+    symbol, or the first one's hint names its op)."""
     first = result.messages[0]
     named, _ = FIRST_NAMES.get(mutant.id, (mutant.symbol, ""))
-    assert first.startswith(f"{named} ["), f"{mutant.id}: the first failure does not start with {named!r}:\n{first}"
-    if named != mutant.symbol:  # then a later failure starts with the symbol, or the first one's hint names its op
-        op = mutant.symbol.split(".")[-1]
-        assert any(m.startswith(f"{mutant.symbol} [") for m in result.messages) or f".{op}(" in first, first
+    if not first.startswith(f"{named} ["):
+        return False
+    op = mutant.symbol.split(".")[-1]
+    return (
+        named == mutant.symbol or any(m.startswith(f"{mutant.symbol} [") for m in result.messages) or f".{op}(" in first
+    )
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_mutant_fails_its_target(mutant, tmp_path, warm_runner):
+    """Graded until its first failure, in the order the grader runs its tests (one case of each test
+    function first): the failure ``drill watch`` shows first. Where that one does not name the symbol
+    (a test that mixes ops failed first: FIRST_MET_ELSEWHERE), the whole target is graded, and the
+    verdict's first failure (in file order, as ``drill grade`` lists them) must name it."""
+    path = tmp_path / "engine.py"
+    path.write_text(mutant.apply(SOURCE))
+    target = [CATALOG.get(mutant.target)]
+    result = grade_file(path, target, runner=warm_runner, first_failure_only=True).get(mutant.target)
+    assert not result.passed, f"{mutant.id} ({mutant.bug}) passed {mutant.target}"
+    met_first = named_first(mutant, result)
+    assert met_first == (mutant.id not in FIRST_MET_ELSEWHERE), (
+        f"{mutant.id}: update FIRST_MET_ELSEWHERE:\n{result.messages[0]}"
+    )
+    if not met_first:
+        result = grade_file(path, target, runner=warm_runner).get(mutant.target)
+    assert named_first(mutant, result), (
+        f"{mutant.id}: the first failure does not name {mutant.symbol}:\n{result.messages[0]}"
+    )
+
+
+def _comments_changed(source: str) -> str:
+    """``source`` with every comment reworded, a comment line added above each ``def`` and each
+    trailing comment moved to a line of its own: what a reader's edit of the comments may do."""
+    lines = source.splitlines(keepends=True)
+    for token in reversed(
+        [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    ):
+        row, col = token.start
+        line = lines[row - 1]
+        code = line[:col].rstrip()
+        indent = line[: len(line) - len(line.lstrip())]
+        lines[row - 1] = f"{indent}# reworded\n" if not code else f"{indent}# moved\n{code}\n"
+    return "".join(
+        f"{line[: len(line) - len(line.lstrip())]}# added\n{line}" if line.lstrip().startswith("def ") else line
+        for line in lines
+    )
+
+
+def test_mutants_are_matched_on_code_not_comments():
+    """A comment of the reference may change, move or be added without breaking a mutant: each still
+    finds its code exactly once, and makes the same code of it. (Before, 18 of them held a comment
+    of the reference in their snippet and no longer applied.)"""
+    changed = _comments_changed(SOURCE)
+    assert changed.count("# added") > 30 and "# moved" in changed and "# reworded" in changed
+    broken = []
+    for mutant in MUTANTS:
+        try:
+            mutated = mutant.apply(changed)
+        except AssertionError as exc:
+            broken.append(str(exc))
+            continue
+        assert code_only(mutated)[0] == code_only(mutant.apply(SOURCE))[0], mutant.id
+    assert not broken, broken
+    with pytest.raises(AssertionError, match="has no code"):  # a comment alone matches nothing
+        Mutant("m", "unbroadcast", "unbroadcast", "a comment", "# Leading axes that broadcasting prepended", "").apply(
+            SOURCE
+        )
+
+
+def test_a_grading_to_its_first_failure_stops_there(tmp_path, warm_runner):
+    """grade_file's first_failure_only: one failure in the verdict, the tests not reached not run (and
+    said so); graded whole, the same file fails more tests and leaves none unrun."""
+    mutant = next(m for m in MUTANTS if m.id == "unbroadcast-if-instead-of-while")
+    path = tmp_path / "engine.py"
+    path.write_text(mutant.apply(SOURCE))
+    target = [CATALOG.get(mutant.target)]
+    first = grade_file(path, target, runner=warm_runner, first_failure_only=True).get(mutant.target)
+    assert first.failed == len(first.failures) == 1
+    assert first.not_run > 0 and first.not_run_reason == "the check stopped before them"
+    whole = grade_file(path, target, runner=warm_runner).get(mutant.target)
+    assert whole.failed > 1 and whole.not_run == 0 and whole.tests == first.tests

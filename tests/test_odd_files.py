@@ -12,14 +12,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from grader.solution_file import LIMIT_TEXT, MAX_BYTES, UnreadableFile, read_solution
-from tests.support import REFERENCE_SOURCE, ROOT, drill, spawn_drill, start_drill, wait_until
+from tests.processes import Lines, start_drill, wait_until
+from tests.support import REFERENCE_SOURCE, ROOT, drill, spawn_drill
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX: FIFOs, devices, symlinks")
 
@@ -161,22 +161,6 @@ def test_drill_watch_says_it_on_screen_and_keeps_watching(tmp_path):
     assert proc.returncode == 0, out + err
     assert "Traceback" not in out + err
     assert "passed" in out
-
-
-class Lines(list[str]):
-    """The lines ``proc`` prints, as they come, read by a thread: a wait on them never blocks on a
-    read (a watch that hangs prints nothing, and the wait must still end)."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        super().__init__()
-        assert proc.stdout is not None
-        self.reader = threading.Thread(target=lambda: self.extend(iter(proc.stdout.readline, "")), daemon=True)
-        self.reader.start()
-
-    def text(self) -> str:
-        """All it printed, once it has ended."""
-        self.reader.join(timeout=BOUND)
-        return "".join(self)
 
 
 # ---------------------------------------------------------------------------- the reader itself

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests.support import ALL_SYMBOLS, CATALOG, IDS, drill, said, write
+from tests.loop import ALL_SYMBOLS, IDS, write
+from tests.support import CATALOG, drill, said
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
 

@@ -13,17 +13,8 @@ import time
 import pytest
 
 from tests.platforms import MACOS, PIECES, WINDOWS, simulate
-from tests.support import (
-    HANGS_FOR_GOOD,
-    REFERENCE,
-    count_tests,
-    end_and_check,
-    hangs,
-    in_unbroadcast,
-    run_drill,
-    spawn_drill,
-    start_drill,
-)
+from tests.processes import HANGS_FOR_GOOD, end_and_check, hangs, in_unbroadcast, start_drill
+from tests.support import REFERENCE, count_tests, run_drill, spawn_drill
 from tests.support import REFERENCE_SOURCE as SOURCE
 
 WRONG = SOURCE.replace("        grad = grad.sum(axis=0)\n", "        grad = grad.sum(axis=-1)\n")

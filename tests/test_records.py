@@ -6,22 +6,23 @@ from __future__ import annotations
 import pytest
 
 from drills.loop import session
-from drills.loop.standing import standing
+from drills.loop.standing import standings
 from drills.store import records
 from drills.store.history import Attempt, History
 from drills.views.render import SPARKS, delta, sparkline
 from drills.views.report import passed_line
-from tests.support import ALL_SYMBOLS, CATALOG, IDS, finish_attempt, give_up_attempt, minutes, run_full, write
+from tests.loop import ALL_SYMBOLS, IDS, finish_attempt, give_up_attempt, minutes, run_full, write
+from tests.support import CATALOG
 
 
 def board_of(history: History, attempt: Attempt) -> records.Scoreboard:
     """An attempt's scoreboard as the finish screen reads it: from its drill's standing."""
-    return standing(history, attempt.target, attempt.ended_at or 0.0).scoreboard(attempt)
+    return standings(history, attempt.ended_at or 0.0)[attempt.target].scoreboard(attempt)
 
 
 def stats_of(history: History, drill_id: str) -> records.TargetStats:
     """A drill's recall row as ``drill stats`` reads it: from its standing."""
-    return standing(history, drill_id, 0.0).stats()
+    return standings(history, 0.0)[drill_id].stats()
 
 
 # ---------------------------------------------------------------------------- the full drill

@@ -3,11 +3,16 @@ docstrings aside (drills.loop.retype), and how it is shown (drills.views.retype)
 
 from __future__ import annotations
 
-from drills.loop.retype import joined, retyped, typed_characters
+from drills.loop.retype import retyped, spaced, typed_characters
 from drills.views.retype import retype_view
-from tests.support import REFERENCE_SOURCE, console
+from tests.support import REFERENCE_SOURCE, drawn
 
 SYMBOLS = ["unbroadcast", "Tensor.log", "_topological_order"]
+
+
+def joined(tokens: list[str]) -> str:
+    """Tokens as code reads (drills/loop/retype.py ``spaced``, as the retype view draws them)."""
+    return "".join(spaced(tokens))
 
 
 def _line(source: str, text: str) -> int:
@@ -16,10 +21,7 @@ def _line(source: str, text: str) -> int:
 
 
 def _drawn(results: object) -> str:
-    out = console(width=200)
-    with out.capture() as captured:
-        out.print(retype_view(results))  # type: ignore[arg-type]
-    return captured.get()
+    return drawn(retype_view(results), width=200)  # type: ignore[arg-type]
 
 
 def test_the_reference_retyped_has_no_differences():
@@ -50,7 +52,7 @@ def test_a_token_retyped_differently_is_shown_with_your_line():
         (("/",), ("*",), (line, line)),
         ((), ("**", "-", "1"), (line, line)),
     ]
-    assert joined(log.differences[0].before) == "self.grad += out.grad"
+    assert joined(list(log.differences[0].before)) == "self.grad += out.grad"
     drawn = " ".join(_drawn(retyped(yours, REFERENCE_SOURCE, SYMBOLS)).split())
     assert "differs from the reference in 2 places" in drawn
     assert f"Tensor.log line {line} reference self.grad += out.grad / self.data yours self.grad += out.grad *" in drawn

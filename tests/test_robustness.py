@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
+from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
-    UNBROADCAST_BODY,
     count_tests,
     drill,
     human_report,
-    in_unbroadcast,
     run_drill,
     spawn_drill,
 )

@@ -19,25 +19,18 @@ from fsrs import Card, Rating, Scheduler
 from drills.store import schedule
 from drills.store.history import History
 from drills.views import render
-from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, said, use_consoles
+from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, record_attempt, said
 
 ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
 
 
-@pytest.fixture(autouse=True)
-def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    use_consoles(monkeypatch, width=500)
+pytestmark = pytest.mark.usefixtures("wide_terminal")
 
 
 def record(store: History, target: str, seconds: float, at: float, outcome: str = "passed", assisted: bool = False):
-    """A finished attempt, straight into the history: started at ``at``, ended ``seconds`` later."""
-    attempt = store.start(target, Path("/nowhere") / f"{target}.py", at)
-    if outcome == "passed":
-        for t in CATALOG.ids if target == "full" else [target]:
-            store.add_split(attempt, t, seconds)
-    if assisted:
-        store.mark_assisted(attempt)
-    return store.finish(attempt, outcome, at + seconds)
+    """A finished attempt (tests/support.py); a full drill's passed with a split for each core target."""
+    splits = CATALOG.ids if target == "full" else ()
+    return record_attempt(store, target, seconds, at, outcome, assisted, splits=splits)
 
 
 def card_of(store: History, target: str, now: float) -> schedule.TargetCard:
@@ -214,11 +207,6 @@ def test_drill_next_start_starts_the_chosen_target(clock, store, workspace):
     # an attempt in progress: drill next says so, and --start refuses as drill start does
     assert "Meanwhile, an attempt at backward is in progress" in said(drill("next"))
     assert "drill abandon" in said(drill("next", "--start", code=2))
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return tmp_path / "solutions"
 
 
 def test_drill_list_shows_when_each_target_is_due_and_suggests_the_choice(clock, store):

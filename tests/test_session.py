@@ -17,7 +17,8 @@ from drills.loop.stubs import stub_for
 from drills.store.history import History
 from grader.catalog import UnknownTarget
 from grader.verdict import TargetResult
-from tests.support import ALL_SYMBOLS, CATALOG, IDS, REFERENCE_SOURCE, finish_attempt, write
+from tests.loop import ALL_SYMBOLS, IDS, finish_attempt, write
+from tests.support import CATALOG, REFERENCE_SOURCE
 
 # ---------------------------------------------------------------------------- start
 

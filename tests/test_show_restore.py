@@ -10,10 +10,10 @@ import pytest
 from rich.cells import cell_len
 
 from drills.loop.diff import symbol_sources
+from tests.processes import STARTED_WITHIN, start_drill, wait_until
 from tests.support import (
     CATALOG,
     REFERENCE_SOURCE,
-    STARTED_WITHIN,
     T0,
     active,
     drill,
@@ -21,10 +21,9 @@ from tests.support import (
     open_store,
     said,
     seed,
+    sources,
     spawn_drill,
-    start_drill,
     use_consoles,
-    wait_until,
 )
 
 REFERENCE_CODE = symbol_sources(REFERENCE_SOURCE)
@@ -261,23 +260,14 @@ MINE = REFERENCE_SOURCE.replace("grad = grad.sum(axis=0)", "grad = grad.sum(axis
 OVERWRITTEN = "# an editor's template, saved over the solution by mistake\n"
 
 
-def graded_sources() -> list[str]:
-    store = open_store()
-    try:
-        attempt = store.active()
-        return [s.source for s in store.submissions(attempt)] if attempt is not None else []
-    finally:
-        store.close()
-
-
 def test_restore_an_earlier_save_after_drill_watch_graded_the_overwrite(tmp_path):
     assert MINE != REFERENCE_SOURCE
     path = start_drill(tmp_path, MINE)
     watcher = spawn_drill("watch")  # a real watch, the real grader, in a session of its own
     try:
-        wait_until(lambda: MINE in graded_sources(), STARTED_WITHIN, "the watch to grade the first save")
+        wait_until(lambda: MINE in sources(), STARTED_WITHIN, "the watch to grade the first save")
         path.write_text(OVERWRITTEN, encoding="utf-8")
-        wait_until(lambda: graded_sources()[-1:] == [OVERWRITTEN], STARTED_WITHIN, "the watch to grade the overwrite")
+        wait_until(lambda: sources()[-1:] == [OVERWRITTEN], STARTED_WITHIN, "the watch to grade the overwrite")
         assert "nothing to restore" in said(drill("restore"))  # the overwrite is the last graded save
         rows = save_rows(drill("restore", "--list").output)
         assert list(rows) == ["1", "2"] and "in the file now" in rows["2"]
@@ -286,7 +276,7 @@ def test_restore_an_earlier_save_after_drill_watch_graded_the_overwrite(tmp_path
         assert path.read_text(encoding="utf-8") == MINE and "save 1 of 2" in text
         [archived] = (path.parent / ".archive").iterdir()
         assert archived.read_text(encoding="utf-8") == OVERWRITTEN
-        wait_until(lambda: graded_sources()[-1:] == [MINE], STARTED_WITHIN, "the watch to grade the restored file")
+        wait_until(lambda: sources()[-1:] == [MINE], STARTED_WITHIN, "the watch to grade the restored file")
         rows = save_rows(drill("restore", "--list").output)
         assert list(rows) == ["1", "2", "3"] and "same as save 1" in rows["3"]
         assert all("in the file now" in rows[n] for n in ("1", "3")) and "in the file now" not in rows["2"]

@@ -19,7 +19,8 @@ from grader.run import grade_file
 from grader.spawn import SPARES, Filling, SpawnRunner
 from grader.worker import WarmRunner
 from tests.mutants import MUTANTS
-from tests.support import REFERENCE_SOURCE, wait_until
+from tests.processes import wait_until
+from tests.support import REFERENCE_SOURCE
 
 CATALOG = load_catalog()
 CORE = [t.id for t in CATALOG.targets]
@@ -70,7 +71,7 @@ def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path
     for mutant in MUTANTS:
         if mutant.target in CORE and mutant.target not in engines:
             path = tmp_path / f"{mutant.id}.py"
-            path.write_text(REFERENCE_SOURCE.replace(mutant.find, mutant.replace, 1))
+            path.write_text(mutant.apply(REFERENCE_SOURCE))
             engines[mutant.target] = path
     assert set(engines) == set(CORE)
     spawn, fork = SpawnRunner(), WarmRunner()

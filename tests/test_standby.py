@@ -12,7 +12,8 @@ import pytest
 from grader import worker
 from grader.catalog import load_catalog
 from grader.run import grade_file
-from tests.support import REFERENCE_SOURCE, descendants, processes, wait_until
+from tests.processes import descendants, processes, wait_until
+from tests.support import REFERENCE_SOURCE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork worker is Linux's")
 CATALOG = load_catalog()

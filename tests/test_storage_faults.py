@@ -10,11 +10,9 @@ disk."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,23 +20,12 @@ import pytest
 
 from drills.store import faults
 from drills.store.paths import history_path
-from tests.support import drill, said
-
-
-def fingerprint(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from tests.support import digest_of as fingerprint
+from tests.support import drill, one_line_error, said, small_tmpfs
 
 
 def set_aside(path: Path) -> list[Path]:
     return [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
-
-
-def one_line_error(text: str, *words: str) -> None:
-    """A refusal in one line, the last, without a traceback."""
-    assert "Traceback" not in text and "HistoryError" not in text and "sqlite3." not in text, text
-    assert text.count("error:") == 1 and "error:" in text.strip().splitlines()[-1], text
-    for word in words:
-        assert word in text, (word, text)
 
 
 @pytest.fixture
@@ -52,10 +39,7 @@ def healthy(clock) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def short_wait(monkeypatch: pytest.MonkeyPatch, wide_terminal) -> None:
-    """A lock is waited for half a second here, not ten; lines are not wrapped."""
-    monkeypatch.setenv(faults.BUSY_ENV, "0.5")
+pytestmark = pytest.mark.usefixtures("short_wait")  # a lock waited for half a second, not ten (conftest.py)
 
 
 # ---------------------------------------------------------------------------- a failing connection
@@ -115,17 +99,8 @@ def test_a_storage_fault_is_one_line_and_the_history_is_left_where_it_is(
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
     """A tmpfs of 256 KiB (root on Linux only: skipped where it cannot be mounted)."""
-    if sys.platform != "linux" or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root on Linux")
-    mount = tmp_path / "small-disk"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
-    try:
+    with small_tmpfs(tmp_path / "small-disk", "256k") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def fill(folder: Path) -> Path:

@@ -14,7 +14,6 @@ import errno
 import os
 import sqlite3
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,22 +23,13 @@ import pytest
 from drills.store import faults, pending
 from drills.store.history import History
 from drills.store.paths import history_path
-from tests.support import REFERENCE_SOURCE, drill, said, spawn_drill
+from tests.support import REFERENCE_SOURCE, drill, said, small_tmpfs, spawn_drill
+from tests.support import one_line_error as error_line
 
 USERS = "# my own unbroadcast, written before the drill\n"
 
 
-@pytest.fixture(autouse=True)
-def short_wait(monkeypatch: pytest.MonkeyPatch, wide_terminal) -> None:
-    monkeypatch.setenv(faults.BUSY_ENV, "0.5")
-
-
-def error_line(text: str, *words: str) -> None:
-    """One line of error, the last, without a traceback."""
-    assert "Traceback" not in text and "HistoryError" not in text and "OverflowError" not in text, text
-    assert text.count("error:") == 1 and "error:" in text.strip().splitlines()[-1], text
-    for word in words:
-        assert word in text, (word, text)
+pytestmark = pytest.mark.usefixtures("short_wait")  # a lock waited for half a second, not ten (conftest.py)
 
 
 @pytest.fixture
@@ -209,18 +199,9 @@ def test_abandon_in_a_read_only_workspace_is_one_line_and_the_attempt_goes_on(cl
 
 @pytest.fixture
 def read_only_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    if sys.platform != "linux" or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root on Linux")
-    mount = tmp_path / "workspace"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
-    monkeypatch.setenv("DRILL_WORKSPACE", str(mount))
-    try:
+    with small_tmpfs(tmp_path / "workspace", "1m") as mount:
+        monkeypatch.setenv("DRILL_WORKSPACE", str(mount))
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_abandon_on_a_read_only_mount_is_one_line(read_only_workspace, clock):

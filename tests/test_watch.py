@@ -177,7 +177,7 @@ def test_a_history_the_grader_thread_cannot_open_is_said_and_the_watch_goes_on(
 def test_a_save_shows_its_first_failure_while_its_other_tests_run(history, clock, workspace, tmp_path):
     """The real grader: unbroadcast fails its first case at once, then its next call waits for a flag
     this test raises only once the watch has shown that failure with the grading still under way."""
-    from tests.support import in_unbroadcast
+    from tests.processes import in_unbroadcast
 
     flag = tmp_path / "go"
     session.start(history, "unbroadcast", workspace, clock)

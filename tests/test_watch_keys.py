@@ -15,18 +15,8 @@ import sys
 
 import pytest
 
-from tests.support import (
-    HANGS_FOR_GOOD,
-    REFERENCE_SOURCE,
-    active,
-    descendants,
-    drill,
-    in_unbroadcast,
-    latest,
-    open_store,
-    seed,
-    wait_until,
-)
+from tests.processes import HANGS_FOR_GOOD, descendants, in_unbroadcast, wait_until
+from tests.support import REFERENCE_SOURCE, active, drill, latest, seed, sources
 from tests.terminal import WITHIN, Pty
 
 pexpect = pytest.importorskip("pexpect")
@@ -43,15 +33,6 @@ def graded(screen: str) -> bool:
     return "⟳ grading" not in screen and bool(FAILED.search(screen) or "✓ passed" in screen)
 
 
-def submissions() -> list[str]:
-    """The sources graded of the latest attempt, as the history has them."""
-    store = open_store()
-    try:
-        return [s.source for s in store.submissions(latest())]
-    finally:
-        store.close()
-
-
 def test_the_keys_of_a_watch_started_paused(workspace):
     drill("start", "unbroadcast")
     drill("pause")
@@ -60,17 +41,17 @@ def test_the_keys_of_a_watch_started_paused(workspace):
     try:
         # started paused: it waits, and says how to go on
         term.shows("saves are graded on resume")
-        assert "⏸ paused" in term.screen and "not graded yet" in term.screen and not submissions()
+        assert "⏸ paused" in term.screen and "not graded yet" in term.screen and not sources(latest())
         term.child.send("p")  # resume: grades at once
         term.wait(graded, "a verdict after resuming")
         assert FAILED.search(term.screen).group(1) == "unbroadcast" and "p pause" in term.screen
-        assert len(submissions()) == 1
+        assert len(sources(latest())) == 1
         term.child.send("h")
         term.shows("hint 1 (unbroadcast)")
         term.child.send("d")
         term.shows("d shows the diff with the reference once a target has passed")
         term.child.send("r")  # grade again now: a second graded version
-        wait_until(lambda: len(submissions()) == 2, WITHIN, "r did not grade again")
+        wait_until(lambda: len(sources(latest())) == 2, WITHIN, "r did not grade again")
         path.write_text(REFERENCE_SOURCE, encoding="utf-8")
         term.shows("✓ passed")
         term.shows("Next due:")  # the scoreboard and what comes next, above the screen
@@ -115,7 +96,7 @@ def test_a_newer_save_cancels_the_grading_in_flight_and_nothing_typed_reaches_th
         term.shows("✓ passed")
         # gone: the stale grading (a standby for the next save may have taken its place: grader/forks.py)
         wait_until(lambda: hanging - descendants(term.child.pid), WITHIN, "the stale grading was not killed")
-        assert submissions() == [REFERENCE_SOURCE]  # the stale version: neither recorded nor shown
+        assert sources(latest()) == [REFERENCE_SOURCE]  # the stale version: neither recorded nor shown
         assert "was stopped" not in term.said and "took longer" not in term.said
         term.child.send("qabc")  # q quits; what follows was typed for nobody
         term.shows("watch ended: 0")

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from drills.interview.plan import MAX_MINUTES, MIN_MINUTES
 from drills.store.states import RUNGS
 
 TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
@@ -26,6 +27,11 @@ def oracle_mode(typed: str) -> str:
     extra = " (the recording is rewritten by python -m grader.record alone)" if typed == "record" else ""
     raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
 
+
+MinutesOption = Annotated[
+    int, typer.Option(metavar="N", help=f"How long it lasts: {MIN_MINUTES} to {MAX_MINUTES} minutes.")
+]
+"""drill interview's length (drills/interview/plan.py's ``DEFAULT_MINUTES`` when not given)."""
 
 PlotFlag = Annotated[bool, typer.Option("--plot", help="Draw the chart of your times instead (as drill chart).")]
 PeekFlag = Annotated[

@@ -58,10 +58,6 @@ class Bank:
                 return question
         raise KeyError(question_id)
 
-    def about(self, target_ids: set[str]) -> tuple[Question, ...]:
-        """The questions that go with any of these targets."""
-        return tuple(q for q in self.questions if q.target in target_ids)
-
     def follow_up(self, target_id: str) -> str | None:
         return self.follow_ups.get(target_id)
 

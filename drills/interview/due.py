@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drills.interview.bank import Bank, Question, load_bank
+from drills.interview.bank import Bank, load_bank
 from drills.interview.store import AnswerRecord, answers
 from drills.store.schedule import replay
 
@@ -50,7 +50,6 @@ def rate_answer(answer: AnswerRecord) -> Rating:
 
 @dataclass(frozen=True)
 class QuestionReview:
-    answer_id: int | None
     at: float
     rating: str
     """Again, Hard, Good or Easy."""
@@ -83,7 +82,7 @@ def question_card(question: str, order: int, given: Sequence[AnswerRecord], now:
     done = sorted(given, key=lambda a: (a.answered_at, a.id or 0))
     rated = [(answer, rate_answer(answer)) for answer in done]
     state = replay(CARD_IDS + order, [(answer.answered_at, rating) for answer, rating in rated])
-    reviews = tuple(QuestionReview(a.id, a.answered_at, rating.name, a.share) for a, rating in rated)
+    reviews = tuple(QuestionReview(a.answered_at, rating.name, a.share) for a, rating in rated)
     return QuestionCard(question, order, state.due.timestamp(), reviews, state.stability)
 
 
@@ -103,7 +102,3 @@ def due_questions(conn: sqlite3.Connection, now: float, bank: Bank | None = None
     brings them in (``question_deck`` holds every card, new ones included)."""
     due = [c for c in question_deck(conn, now, bank) if not c.new and c.due <= now]
     return sorted(due, key=lambda c: (c.due, c.order))
-
-
-def question_of(card: QuestionCard, bank: Bank | None = None) -> Question:
-    return (bank or load_bank()).get(card.question)

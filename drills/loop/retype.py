@@ -218,8 +218,3 @@ def spaced(tokens: Iterable[str]) -> list[str]:
         depth += (text in {"(", "[", "{"}) - (text in {")", "]", "}"})
         before, prev = prev, text
     return out
-
-
-def joined(tokens: Iterable[str]) -> str:
-    """Tokens as code reads."""
-    return "".join(spaced(tokens))

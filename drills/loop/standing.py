@@ -97,11 +97,6 @@ def standings(history: History, now: float) -> dict[str, Standing]:
     return out
 
 
-def standing(history: History, target: str, now: float) -> Standing:
-    """One drill's standing."""
-    return standings(history, now)[target]
-
-
 def queue(told: dict[str, Standing]) -> list[TargetCard]:
     """The cards of these standings in the order to drill them (drills/store/schedule.py ``in_order``)."""
     return in_order(s.card for s in told.values())

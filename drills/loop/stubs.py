@@ -217,13 +217,6 @@ class Stub:
     text: str
     gaps: tuple[Gap, ...]
 
-    def filled(self) -> str:
-        """The stub with the reference's code put back in every blank."""
-        text = self.text
-        for gap in self.gaps:
-            text = text.replace(gap.placeholder, gap.answer, 1)
-        return text
-
 
 def _groups(node: ast.FunctionDef, chosen: list[ast.stmt], lines: list[str]) -> list[list[ast.stmt]]:
     """``chosen`` in runs of adjacent statements of one block with only empty lines between them."""
