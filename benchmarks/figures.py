@@ -70,20 +70,22 @@ def mutant_engines(tmp: Path, per_target: int) -> dict[str, list[Path]]:
 
 def targets(sides: list[Side], reps: Reps, tmp: Path) -> Table:
     """Per target: the first failure of its classic bugs, and a pass, each a warm grading as drill
-    watch runs it on Linux (its fork worker, a pause before each), plus the watch's own time."""
+    watch runs it on Linux (its fork worker, a pause before each), plus the watch's own time. The pass
+    follows the target's failing saves, as it does in a drill watch (the fork worker sets the next
+    grading of the same target up ahead of it: grader/forks.py)."""
     engines = mutant_engines(tmp, reps.mutants)
     for side in sides:  # each worker warm
         side.grade(ENGINE, ["unbroadcast"])
     measures: dict[str, Callable[[], float | None]] = {}
     for target in [t.id for t in CATALOG.every]:
-        for side in sides:
-            measures[f"{target}|{side.name}|pass"] = pause_then(
-                lambda t=target, d=side: d.grade(ENGINE, [t]), "verdict"
-            )
+        for side in sides:  # the pass after the target's failing saves, as in a drill watch of that target
             for i, engine in enumerate(engines.get(target, [])):
                 measures[f"{target}|{side.name}|first{i}"] = pause_then(
                     lambda t=target, d=side, e=engine: d.grade(e, [t], stop_at_first=True), "first"
                 )
+            measures[f"{target}|{side.name}|pass"] = pause_then(
+                lambda t=target, d=side: d.grade(ENGINE, [t]), "verdict"
+            )
     times = interleaved(reps.rounds, measures)
     watched = {side.name: watch_overhead(side, reps, tmp) for side in sides}
     overhead = {n: None if w is None else max(0.0, w[0] - w[1]) for n, w in watched.items()}
