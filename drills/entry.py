@@ -16,6 +16,8 @@ the imports that follow exits at once (there is nothing to undo yet). The comman
 Python's own handler (KeyboardInterrupt, so that its context managers unwind), caught here.
 """
 
+import errno
+import os
 import signal
 import sys
 from functools import partial
@@ -52,9 +54,31 @@ def main() -> None:
         interrupted()
     except SystemExit as exc:
         code = exc.code
+    except OSError as exc:  # the output cannot be written (a full disk, a device error): one line, not a traceback
+        if exc.errno not in UNWRITABLE:
+            raise
+        code = unwritable(exc)
     if code == INTERRUPTED:  # typer turns a Ctrl-C into exit 130 without a word
         interrupted()
     sys.exit(code)  # type: ignore[arg-type]
+
+
+UNWRITABLE = {errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG}
+"""Why output may not be written: ``drill list > /dev/full``, a full or failing disk."""
+
+
+def unwritable(exc: OSError) -> int:
+    """Say in one line, on stderr if it can be written, that the output could not be; exit status 2.
+    What stays buffered for stdout is dropped, so that the interpreter's exit does not fail on it."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        print(f"error: the output could not be written: {exc.strerror or exc}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+    return 2
 
 
 def safe_streams() -> None:

@@ -172,3 +172,15 @@ def test_an_editor_that_cannot_start_in_a_child_is_one_line(tmp_path):
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert active() is None
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["list"], ["next"], ["status"], ["stats"], ["status", "--help"], ["grade", "--help"]])
+def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(args: list[str]) -> None:
+    """``drill list > /dev/full``: the disk behind stdout is full; the fast paths and the app alike."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "drills", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "error: the output could not be written: No space left on device\n"
