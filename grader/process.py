@@ -141,23 +141,27 @@ def wait_for(
 ) -> tuple[int, str]:
     """Wait for a grading that writes to ``output``; stop it past ``timeout`` or when ``stalled``
     names a test; kill its whole tree in any case (what the user's code started goes too), and on
-    an interrupt of this process, first."""
+    an interrupt of this process, first. A thread waits for the process, so that its end is told at
+    once (no poll between it and the verdict), while this one looks at ``stalled`` and the time."""
+    exited = threading.Event()
+    waiter = threading.Thread(target=lambda: (proc.wait(), exited.set()), name="drill-grading-wait", daemon=True)
+    waiter.start()
     deadline = time.monotonic() + timeout
+    status: int | None = None
     with stopped_with_us(lambda: kill_tree(proc.pid)):
         try:
-            while (status := proc.poll()) is None:
+            while not exited.wait(POLL_SECONDS):
                 if time.monotonic() > deadline:
                     status = TIMED_OUT
                     break
                 if stalled is not None and stalled() is not None:
                     status = STALLED
                     break
-                time.sleep(POLL_SECONDS)
         finally:  # KeyboardInterrupt, SystemExit included: the grading goes with the command
             kill_tree(proc.pid)
             proc.wait()
     output.seek(0)
-    return status, output.read()[-4000:].decode("utf-8", "replace")
+    return (proc.returncode if status is None else status), output.read()[-4000:].decode("utf-8", "replace")
 
 
 def kill_tree(pid: int) -> None:

@@ -27,22 +27,18 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from grader.process import (
     GRADER,
-    POLL_SECONDS,
-    STALLED,
-    TIMED_OUT,
     Cancelled,
     Stalled,
     grading_env,
     kill_tree,
     own_group,
-    stopped_with_us,
+    wait_for,
 )
 
 SPARES = 3
@@ -143,32 +139,6 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
     return int(pytest.main(request["args"]))
 
 
-def wait_for_exit(
-    proc: subprocess.Popen[Any], output: IO[bytes], timeout: float, stalled: Stalled | None
-) -> tuple[int, str]:
-    """grader/process.py's ``wait_for``, told of the exit at once: a thread waits for the process
-    (no poll between its end and the verdict) while this one looks at ``stalled`` and the time."""
-    exited = threading.Event()
-    waiter = threading.Thread(target=lambda: (proc.wait(), exited.set()), name="drill-spawn-wait", daemon=True)
-    waiter.start()
-    deadline = time.monotonic() + timeout
-    status: int | None = None
-    with stopped_with_us(lambda: kill_tree(proc.pid)):
-        try:
-            while not exited.wait(POLL_SECONDS):
-                if time.monotonic() > deadline:
-                    status = TIMED_OUT
-                    break
-                if stalled is not None and stalled() is not None:
-                    status = STALLED
-                    break
-        finally:  # KeyboardInterrupt, SystemExit included: the grading goes with the command
-            kill_tree(proc.pid)
-            proc.wait()
-    output.seek(0)
-    return (proc.returncode if status is None else status), output.read()[-4000:].decode("utf-8", "replace")
-
-
 class SpawnRunner:
     """A Runner for platforms that must not fork after importing NumPy: each grading runs in an
     interpreter started ahead of time (``serve_once``), ``SPARES`` of which warm up while the user
@@ -227,7 +197,7 @@ class SpawnRunner:
                         proc.stdin.close()
                     except (BrokenPipeError, OSError):  # it died while waiting: its status is reported
                         pass
-                    result = wait_for_exit(proc, output, timeout, stalled)
+                    result = wait_for(proc, output, timeout, stalled)
             finally:
                 self.current = None
                 # the next ones warm up while the verdict is shown (a start takes a few ms: not here)
