@@ -76,8 +76,6 @@ def _fork(args: list[str], ahead: bool = False) -> _Fork:
             if ahead:
                 os.close(go_write)
                 args = [*_key(args), f"--standby={go_read}"]
-            if standby is not None and standby.go is not None:
-                os.close(standby.go)  # another standby's: it must see its end when the worker drops it
             devnull = os.open(os.devnull, os.O_RDWR)
             os.dup2(devnull, 0)
             os.dup2(write_end, 1)

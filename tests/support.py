@@ -149,6 +149,20 @@ def run_drill(
     )
 
 
+def drill_imports(*args: str, ok: tuple[int, ...] = (0,)) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``python -X importtime -m drills ARGS`` in a child, as a user runs it (its exit status one of
+    ``ok``): what it did, and the modules it imported (their full names)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "drills", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in ok, done.stdout + done.stderr[-3000:]
+    return done, {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
 def spawn_drill(
     *args: str,
     env: Mapping[str, str] | None = None,

@@ -3,22 +3,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from drills import __version__
-from tests.support import drill, said
+from tests.support import drill, drill_imports, said
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
 def test_the_version_loads_none_of_the_app(flag):
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "drills", flag], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0 and done.stdout == f"autograd-drill {__version__}\n", done
-    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    done, loaded = drill_imports(flag)
+    assert done.stdout == f"autograd-drill {__version__}\n", done
     assert not loaded & {"typer", "rich", "numpy", "drills.cli"}, sorted(loaded & {"typer", "rich", "numpy"})
 
 

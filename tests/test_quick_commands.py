@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
-import sys
 from datetime import UTC
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from rich.console import Console
 from drills.commands.common import Terminal
 from drills.commands.quick import COMMANDS, answer
 from drills.loop.clock import MockClock
-from tests.support import REFERENCE, REFERENCE_SOURCE, ROOT, drill, run_drill
+from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports, run_drill
 
 BARE = sorted(COMMANDS)
 IDS = [" ".join(args) or "bare" for args in BARE]
@@ -46,15 +44,7 @@ NOT_ON_THEIR_PATH = {
 
 def loaded(*args: str) -> set[str]:
     """The modules ``python -m drills ARGS`` imports, as a user runs it (its exit status 0)."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "drills", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return drill_imports(*args)[1]
 
 
 def heavy(modules: set[str]) -> list[str]:
