@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,23 @@ def test_drill_check_ends_processes_that_left_its_group(how, tmp_path):
     assert_all_gone(folder, at_least=1)
 
 
+def three_escaping_saves(
+    folder: Path, path: Path, failing: str, still_watching: Callable[[], bool] = lambda: True
+) -> None:
+    """Three saves to a drill watch, each of a failing file whose grading starts a setsid child: before
+    each, the last grading's escapees are gone (and the watch goes on); each save is graded."""
+    for save in range(1, 4):
+        seen = escapees(folder)
+        wait_until(
+            lambda seen=seen: not any(alive(p) for p in seen),
+            BOUND,
+            f"save {save - 1}'s escapee (a copy of the worker) outlived its grading",
+        )
+        assert still_watching()  # the watch goes on
+        path.write_text(escaping(folder, "setsid", failing + f"\n# save {save}\n"))
+        wait_until(lambda seen=seen: len(escapees(folder)) > len(seen), BOUND * 2, f"save {save} was not graded")
+
+
 def test_drill_watch_ends_each_grading_s_escapees_and_leaves_no_worker(tmp_path):
     """Three saves of a failing file, each of whose gradings starts a setsid child (a copy of the
     warm worker's fork): each is gone once its grading is, while the watch goes on; then a correct
@@ -117,16 +135,7 @@ def test_drill_watch_ends_each_grading_s_escapees_and_leaves_no_worker(tmp_path)
         wait_until(lambda: len(escapees(folder)) >= 1, 120, "the first grading did not run the user's code")
         worker = {int(line.split()[0]) for line in _children(proc.pid)}
         assert worker, "no warm worker under drill watch"
-        for save in range(1, 4):
-            seen = escapees(folder)
-            wait_until(
-                lambda seen=seen: not any(alive(p) for p in seen),
-                BOUND,
-                f"save {save - 1}'s escapee outlived its grading",
-            )
-            assert proc.poll() is None  # the watch goes on
-            path.write_text(escaping(folder, "setsid", failing + f"\n# save {save}\n"))
-            wait_until(lambda seen=seen: len(escapees(folder)) > len(seen), BOUND * 2, f"save {save} was not graded")
+        three_escaping_saves(folder, path, failing, still_watching=lambda: proc.poll() is None)
         path.write_text(escaping(folder, "setsid"))
         out, err = proc.communicate(timeout=120)
     finally:
@@ -327,15 +336,7 @@ def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp
         wait_until(lambda: escapees(folder), 120, "the first grading did not run the user's code")
         workers = {int(line.split()[0]) for line in _children(watch.child.pid)}
         assert len(workers) == 1, workers
-        for save in range(1, 4):
-            seen = escapees(folder)
-            wait_until(
-                lambda seen=seen: not any(alive(p) for p in seen),
-                BOUND,
-                f"a copy of the worker outlived save {save - 1}",
-            )
-            path.write_text(escaping(folder, "setsid", failing + f"\n# save {save}\n"))
-            wait_until(lambda seen=seen: len(escapees(folder)) > len(seen), BOUND * 2, f"save {save} was not graded")
+        three_escaping_saves(folder, path, failing)
         wait_until(
             lambda: not any(alive(p) for p in escapees(folder)), BOUND, "a copy of the worker outlived the last save"
         )
