@@ -8,7 +8,8 @@ import json
 import pytest
 
 from drills.interview.due import QuestionCard, QuestionReview
-from drills.interview.plan import Plan, PlanError, follow_up_window, plan_interview
+from drills.interview.plan import Plan, follow_up_window
+from drills.interview.planner import PlanError, plan_interview
 from grader.catalog import UnknownTarget, format_time
 from tests.support import BANK, CATALOG, DAY, T0, about
 

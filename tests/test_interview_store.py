@@ -16,9 +16,12 @@ from drills.interview import store as kept
 from drills.interview.plan import Part, Plan
 from drills.interview.store import AnswerRecord, InterviewStoreError, PartRecord
 from drills.store.schedule import scheduler
+from drills.store.states import PartKind
 from tests.support import BANK, DAY, T0
 
-PLAN = Plan(45, T0, (Part("coding", "unary", 1800, "asked for"), Part("question", "log-sum-exp", 210, "new")))
+PLAN = Plan(
+    45, T0, (Part(PartKind.CODING, "unary", 1800, "asked for"), Part(PartKind.QUESTION, "log-sum-exp", 210, "new"))
+)
 
 
 def answer(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from drills.interview import store as kept
 from drills.interview.due import question_deck
-from drills.interview.plan import plan_interview
+from drills.interview.planner import plan_interview
 from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
 from drills.interview.transcript import fenced, report_path, transcript
 from drills.views import interview as views

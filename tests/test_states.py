@@ -32,7 +32,7 @@ from drills.store import export, restore
 from drills.store.attempt import AttemptInProgress
 from drills.store.history import History, HistoryError
 from drills.store.schema import SCHEMA
-from drills.store.states import RUNGS, Outcome, PartOutcome, Rung
+from drills.store.states import RUNGS, Outcome, PartKind, PartOutcome, Rung
 from drills.views import interview as interview_views
 from drills.views import report
 from grader.check import GradeFailure
@@ -40,7 +40,7 @@ from grader.verdict import Failure
 from tests.support import ROOT, T0, drill, said
 from tests.test_layers import imports, modules
 
-PLAN = Plan(45, T0, (Part("coding", "unbroadcast", 1800, "asked for"),))
+PLAN = Plan(45, T0, (Part(PartKind.CODING, "unbroadcast", 1800, "asked for"),))
 BOTH = list(itertools.product(Outcome, RUNGS))
 """Every outcome on every rung."""
 
@@ -123,6 +123,21 @@ def test_an_interview_part_reads_back_as_its_outcome(store):
     assert [p.outcome for p in parts] == list(PartOutcome) and all(type(p.outcome) is PartOutcome for p in parts)
     stored = store.db.execute("SELECT outcome FROM interview_parts ORDER BY position").fetchall()
     assert [r[0] for r in stored] == ["passed", "gave-up", "out-of-time", "skipped"]
+
+
+def test_an_interview_part_and_a_plan_read_back_as_their_kinds(store):
+    interview = kept.start_interview(store.db, PLAN, T0)
+    for position, kind in enumerate((PartKind.CODING, PartKind.FOLLOW_UP)):
+        kept.record_part(store.db, interview, kept.PartRecord(position, kind, "unbroadcast", 60))
+    read = kept.get_interview(store.db, interview)
+    assert [type(p.kind) for p in read.parts] == [PartKind, PartKind]
+    assert all(type(p.kind) is PartKind for p in read.plan.parts)
+    assert [r[0] for r in store.db.execute("SELECT kind FROM interview_parts ORDER BY position")] == [
+        "coding",
+        "follow-up",
+    ]
+    with pytest.raises(kept.InterviewStoreError, match="a part is coding or follow-up, not 'question'"):
+        kept.record_part(store.db, interview, kept.PartRecord(2, PartKind.QUESTION, "q", 60))
 
 
 # ---------------------------------------------------------------------------- the watch's keys, one table

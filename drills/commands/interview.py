@@ -17,7 +17,8 @@ from drills.interview import interviewer as steps
 from drills.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
 from drills.interview.bank import BankError, Question, load_bank
 from drills.interview.due import question_deck, rate_answer
-from drills.interview.plan import Plan, PlanError, plan_interview
+from drills.interview.plan import Plan
+from drills.interview.planner import PlanError, plan_interview
 from drills.interview.store import PartRecord, interviews
 from drills.loop.session import Hints
 from drills.store.paths import atomic_write, default_workspace, display

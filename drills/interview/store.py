@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from drills.store.schema import SCHEMA
-from drills.store.states import PartOutcome
+from drills.store.states import PartKind, PartOutcome, state_of
 
 if TYPE_CHECKING:
     from drills.interview.plan import Plan
 
-PART_KINDS = ("coding", "follow-up")
+PART_KINDS = (PartKind.CODING, PartKind.FOLLOW_UP)  # the parts a coding attempt runs
 
 
 class InterviewStoreError(ValueError):
@@ -41,7 +41,7 @@ class PartRecord:
     ``Plan.parts``."""
 
     position: int
-    kind: str
+    kind: PartKind
     target: str
     budget: float
     attempt_id: int | None = None
@@ -129,7 +129,7 @@ def start_interview(conn: sqlite3.Connection, plan: Plan, now: float) -> int:
 def record_part(conn: sqlite3.Connection, interview_id: int, part: PartRecord) -> None:
     """Record a coding part, or update it (same position): call it when it starts and when it ends."""
     if part.kind not in PART_KINDS:
-        raise InterviewStoreError(f"a part is {' or '.join(PART_KINDS)}, not {part.kind!r}")
+        raise InterviewStoreError(f"a part is {' or '.join(PART_KINDS)}, not {str(part.kind)!r}")
     if part.outcome is not None and part.outcome not in tuple(PartOutcome):
         raise InterviewStoreError(f"a part's outcome is one of {', '.join(PartOutcome)}, not {part.outcome!r}")
     _write(
@@ -196,7 +196,8 @@ PART_COLUMNS = ("position", "kind", "target", "budget", "attempt_id", "outcome",
 
 
 def _part(row: dict[str, Any]) -> PartRecord:
-    return PartRecord(**(row | {"outcome": None if row["outcome"] is None else PartOutcome(row["outcome"])}))
+    outcome = None if row["outcome"] is None else PartOutcome(row["outcome"])
+    return PartRecord(**(row | {"kind": PartKind(row["kind"]), "outcome": outcome}))
 
 
 def _answer(row: dict[str, Any]) -> AnswerRecord:
@@ -265,7 +266,7 @@ def import_interview(conn: sqlite3.Connection, data: dict[str, Any]) -> int | No
 
     try:
         plan = Plan.from_json(data["plan"])
-        parts = [PartRecord(**p) for p in data["parts"]]
+        parts = [PartRecord(**(p | {"kind": state_of(PartKind, p["kind"], "a part's kind")})) for p in data["parts"]]
         given = [AnswerRecord(**(a | {"covered": tuple(a["covered"])})) for a in data["answers"]]
         started, ended = float(data["started_at"]), data["ended_at"]
     except (KeyError, TypeError, ValueError) as exc:

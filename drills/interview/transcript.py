@@ -12,10 +12,10 @@ from pathlib import Path
 from drills.interview.bank import Bank
 from drills.interview.due import rate_answer
 from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
-from drills.store.states import PartOutcome
+from drills.store.states import PartKind, PartOutcome
 from grader.catalog import Catalog, format_time
 
-KIND_TITLES = {"coding": "Coding task", "follow-up": "Follow-up", "question": "Question"}
+KIND_TITLES = {PartKind.CODING: "Coding task", PartKind.FOLLOW_UP: "Follow-up", PartKind.QUESTION: "Question"}
 
 
 def _when(seconds: float, tz: tzinfo) -> str:
@@ -143,7 +143,7 @@ def practise_next(
     out = []
     parts = {p.position: p for p in record.parts}
     for position, planned in enumerate(record.plan.parts):
-        if planned.kind == "question":
+        if planned.kind is PartKind.QUESTION:
             continue
         part = parts.get(position)
         target = catalog.get(planned.id)
@@ -192,12 +192,12 @@ def transcript(
         "|---|------|------|--------|-----|",
     ]
     for i, part in enumerate(plan.parts, 1):
-        what = part.id if part.kind != "question" else f"{part.id}: {bank.get(part.id).prompt}"
+        what = part.id if part.kind is not PartKind.QUESTION else f"{part.id}: {bank.get(part.id).prompt}"
         lines.append(f"| {i} | {part.kind} | {what.replace('|', '/')} | {format_time(part.budget)} | {part.why} |")
     lines += [*(f"\n_{note}_" for note in plan.notes), ""]
     recorded = {p.position: p for p in record.parts}
     for position, planned in enumerate(plan.parts):
-        if planned.kind == "question":
+        if planned.kind is PartKind.QUESTION:
             continue
         part = recorded.get(position)
         if part is None:

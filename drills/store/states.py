@@ -1,5 +1,6 @@
 """The states the history keeps, each defined once: how an attempt ended (``Outcome``), the rung of the
-learning ladder it was on (``Rung``), and how an interview's coding part ended (``PartOutcome``).
+learning ladder it was on (``Rung``), what a part of an interview is (``PartKind``) and how its coding
+part ended (``PartOutcome``).
 
 They are ``StrEnum``s: a member is its string (``Outcome.PASSED == "passed"``), so the history's
 SQLite columns and ``drill export`` files hold exactly the strings they always held, and a string
@@ -42,6 +43,17 @@ RUNGS: tuple[Rung, ...] = tuple(Rung)
 """The rungs, bottom up."""
 
 
+class PartKind(StrEnum):
+    """What a part of an interview's plan is (the plan's JSON and the column ``interview_parts.kind``)."""
+
+    CODING = "coding"
+    """The coding task: a catalog target."""
+    FOLLOW_UP = "follow-up"
+    """The follow-up paired with it, run when the task passes within its budget."""
+    QUESTION = "question"
+    """A timed question of the bank."""
+
+
 class PartOutcome(StrEnum):
     """How a coding part of an interview ended (the column ``interview_parts.outcome``)."""
 
@@ -53,7 +65,7 @@ class PartOutcome(StrEnum):
     """The follow-up not run (the task did not pass, or passed too late)."""
 
 
-State = TypeVar("State", Outcome, Rung, PartOutcome)
+State = TypeVar("State", Outcome, Rung, PartKind, PartOutcome)
 
 
 def state_of(kind: type[State], value: object, what: str) -> State:

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from drills.interview.transcript import verdict
 from drills.loop.watch_keys import Bar, key_bar
-from drills.store.states import PartOutcome
+from drills.store.states import PartKind, PartOutcome
 from drills.views.render import counted, due_in, grid, hint_text
 from grader.catalog import format_time
 
@@ -38,10 +38,10 @@ def plan_view(plan: Plan, bank: Bank) -> RenderableType:
     table.add_column("what, and why", overflow="fold")
     for i, part in enumerate(plan.parts, 1):
         what = Text(part.id, style="bold cyan")
-        if part.kind == "question":
+        if part.kind is PartKind.QUESTION:
             what.append(f"\n{bank.get(part.id).prompt}")
         what.append(f"\n{part.why}", style="dim")
-        budget = format_time(part.budget) + ("+" if part.kind == "follow-up" else "")
+        budget = format_time(part.budget) + ("+" if part.kind is PartKind.FOLLOW_UP else "")
         table.add_row(str(i), part.kind, budget, what)
     notes = [Text(f" {note}", style="yellow") for note in plan.notes]
     return Group(table, *notes)
@@ -130,7 +130,7 @@ def intro_view(interview_id: int, plan: Plan, bank: Bank) -> RenderableType:
 
 def task_view(kind: str, target: str, summary: str, path: str, budget: float) -> RenderableType:
     """A coding part begins: what to write, where, and in how long."""
-    what = "A follow-up" if kind == "follow-up" else "Your task"
+    what = "A follow-up" if kind == PartKind.FOLLOW_UP else "Your task"
     return Group(
         Text(""),
         interviewer(f"{what}: {target}, {summary}. You have {format_time(budget)}."),
@@ -163,7 +163,7 @@ def part_end_view(part: PartRecord, follow_up: str | None, follow_budget: int | 
         PartOutcome.GAVE_UP: "let us leave it there",
     }
     lines = [interviewer(f"{said.get(part.outcome or '', 'done')}: {part.target} {verdict(part)}.")]
-    if follow_up is not None and part.kind == "coding":
+    if follow_up is not None and part.kind is PartKind.CODING:
         if follow_budget is not None:
             lines.append(interviewer(f"good. A follow-up, then: {follow_up}, in {format_time(follow_budget)}."))
         elif part.outcome == PartOutcome.PASSED:
