@@ -14,7 +14,8 @@ from grader import reflected
 from grader.batch import batched, seeds
 from grader.check import torch_const
 from grader.contract import clause
-from grader.graphs import Op, Step, check_program, check_shared_input, each_op_both_orders, pick, random_program
+from grader.graphs import check_program, check_shared_input, each_op_both_orders
+from grader.programs import Op, Step, pick, random_program
 
 pytestmark = [pytest.mark.arith, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 

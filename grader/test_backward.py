@@ -15,7 +15,8 @@ from grader import notes
 from grader.batch import batched, seeds
 from grader.compare import graph_order
 from grader.contract import clause
-from grader.graphs import GLUE_OPS, Glue, deep_chains, draw_glue, random_program
+from grader.graphs import Glue, deep_chains
+from grader.programs import GLUE_OPS, draw_glue, random_program
 
 pytestmark = pytest.mark.backward
 

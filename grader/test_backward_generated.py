@@ -8,7 +8,8 @@ import pytest
 from grader import contract as c
 from grader.batch import batched
 from grader.contract import clause
-from grader.graphs import GLUE_OPS, Glue, draw_glue, random_program
+from grader.graphs import Glue
+from grader.programs import GLUE_OPS, draw_glue, random_program
 
 pytestmark = pytest.mark.backward
 

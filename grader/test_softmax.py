@@ -8,7 +8,8 @@ import pytest
 from grader import contract as c
 from grader.batch import batched, seeds
 from grader.contract import clause
-from grader.graphs import Op, Step, check_beside_sin, check_program, each_op_both_orders, pick, random_program
+from grader.graphs import check_beside_sin, check_program, each_op_both_orders
+from grader.programs import Op, Step, pick, random_program
 
 pytestmark = [pytest.mark.softmax, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 

@@ -94,6 +94,8 @@ def _preload() -> None:
         "grader.check",
         "grader.oracle",
         "grader.graphs",
+        "grader.programs",
+        "grader.localize",
         "grader.probes",
     ):
         importlib.import_module(module)

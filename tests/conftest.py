@@ -38,6 +38,12 @@ def pytest_configure(config: pytest.Config) -> None:
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
     os.environ.update(GRADING_LIMITS)
+    # The grader's marks, which its test modules apply as they are imported: tests/test_localize.py
+    # draws the random graphs they draw.
+    for target in CATALOG.every:
+        config.addinivalue_line("markers", f"{target.marker}: the oracle tests of {target.id}")
+    config.addinivalue_line("markers", "clause: the contract sentences a grader test relies on")
+    config.addinivalue_line("markers", "costly: a grader test far slower than its target's others")
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
 

@@ -1,0 +1,80 @@
+"""grader/localize.py names the op of a failing random graph, and only a wrong one: on random graphs
+of each target's ops, no correct engine (the reference, every alternative) has a step blamed, and a
+classic bug of an op, when a step is blamed, is blamed on its own symbol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from grader.blame import Blame
+from grader.check import Grading
+from grader.graphs import Glue
+from grader.localize import culprit
+from grader.programs import GLUE_OPS, Program, random_program
+from grader.test_arith import ARITH_OPS, _draw_arith
+from grader.test_softmax import SOFTMAX_OPS, _draw_softmax
+from grader.test_unary import UNARY_OPS, _draw_unary
+from tests.mutants import MUTANTS
+from tests.support import ALTERNATIVES, CATALOG, REFERENCE, REFERENCE_SOURCE, load
+
+
+def _arith(rng: np.random.Generator) -> Program:
+    shapes = [(3, 4), (4, 4), (4,), (1, 4), (3, 1), ()][: int(rng.integers(2, 7))]
+    return random_program(rng, shapes, ARITH_OPS, _draw_arith, int(rng.integers(3, 16)))
+
+
+def _unary(rng: np.random.Generator) -> Program:
+    shapes = [(3, 4)] * int(rng.integers(1, 3))
+    return random_program(rng, shapes, UNARY_OPS, _draw_unary, int(rng.integers(3, 14)))
+
+
+def _softmax(rng: np.random.Generator) -> Program:
+    shapes = [(2, 3, 4)] * int(rng.integers(1, 3))
+    return random_program(rng, shapes, SOFTMAX_OPS, _draw_softmax, int(rng.integers(2, 10)))
+
+
+GRAPHS: dict[str, Callable[[np.random.Generator], Program]] = {"arith": _arith, "unary": _unary, "softmax": _softmax}
+"""Random graphs drawn as each target's random-graph test draws them, from other seeds."""
+SEEDS = range(9000, 9025)
+
+
+def _grading(path: Path, impl: ModuleType, target: str) -> Grading:
+    blame = Blame(impl_path=path.resolve(), catalog=CATALOG, target=CATALOG.get(target))
+    return Grading(impl=impl, oracle=None, blame=blame, case="case", rng=np.random.default_rng(0))  # type: ignore[arg-type]
+
+
+def _findings(path: Path, target: str) -> list[tuple[int, str, str]]:
+    grade = _grading(path, load(path), target)
+    found = []
+    for seed in SEEDS:
+        finding = culprit(grade, GRAPHS[target](np.random.default_rng(seed)), Glue(grade), tuple(GLUE_OPS))
+        if finding is not None:
+            found.append((seed, finding.symbol, finding.text))
+    return found
+
+
+@pytest.mark.parametrize("target", sorted(GRAPHS))
+@pytest.mark.parametrize("engine", [REFERENCE, *ALTERNATIVES], ids=lambda p: p.stem)
+def test_no_step_of_a_correct_engine_is_blamed(engine, target):
+    assert _findings(engine, target) == []
+
+
+GRAPH_MUTANTS = [m for m in MUTANTS if m.target in GRAPHS]
+
+
+def test_every_graph_target_has_classic_bugs():
+    assert {m.target for m in GRAPH_MUTANTS} == set(GRAPHS)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # a bug that divides by zero, say
+@pytest.mark.parametrize("mutant", GRAPH_MUTANTS, ids=lambda m: m.id)
+def test_a_classic_bug_is_blamed_on_its_symbol(mutant, tmp_path):
+    path = tmp_path / "engine.py"
+    path.write_text(mutant.apply(REFERENCE_SOURCE), encoding="utf-8")
+    blamed = {symbol for _, symbol, _ in _findings(path, mutant.target)}
+    assert blamed <= {mutant.symbol}, (mutant.symbol, blamed)
