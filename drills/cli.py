@@ -17,7 +17,7 @@ from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.interview.plan import DEFAULT_MINUTES
 from drills.loop import clock as clocks
 from drills.loop.watch_keys import key_help
-from grader.catalog import FULL, UnknownTarget, listed, load_catalog
+from grader.catalog import FULL, UnknownTarget, format_time, listed, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -205,7 +205,7 @@ def full(
     workspace: opt.WorkspaceOption = None,
     edit: opt.EditFlag = False,
 ) -> None:
-    """The 45-minute drill: every target blank at once, one split per target."""
+    """Every core target blank at once, FULL_TIME to beat, one split per target."""
     start(FULL, workspace=workspace, edit=edit)
 
 
@@ -386,11 +386,12 @@ def grade(
 
 
 def _catalog_in_help() -> None:
-    """The help of ``drill grade`` names the targets of the catalog, whatever they are."""
+    """The help of ``drill grade`` names the targets of the catalog, whatever they are; ``drill full``'s, its time."""
     catalog = load_catalog()
     core = listed(catalog.ids)
     follow_ups = ", ".join(t.id for t in catalog.extensions)
     grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)
+    full.__doc__ = (full.__doc__ or "").replace("FULL_TIME", format_time(catalog.full_time))
 
 
 _catalog_in_help()

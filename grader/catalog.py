@@ -71,6 +71,8 @@ class Catalog:
     """Target time of the ``full`` drill, which blanks every core target at once."""
     extensions: tuple[Target, ...] = ()
     """The follow-up targets, each drilled and graded on its own."""
+    full_summary: str = ""
+    """One line for ``drill list``: what the ``full`` drill is."""
 
     @property
     def every(self) -> tuple[Target, ...]:
@@ -181,4 +183,5 @@ def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
         targets=tuple(t for t in every if not t.extension),
         full_time=parse_time(raw["full"]["target_time"]),
         extensions=tuple(t for t in every if t.extension),
+        full_summary=raw["full"]["summary"],
     )

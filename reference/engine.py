@@ -7,6 +7,11 @@ those closures once each, in reverse topological order.
 
 Derived ops (``-``, ``/``, the reflected operators) are one-liners over the primitives, so
 their gradients come for free.
+
+Two rules hold for every op (each method that returns a new Tensor, and ``cross_entropy``), stated
+here once for them all. Its ``_backward`` adds (``+=``) into the ``.grad`` of each of its inputs,
+never replacing it: an input used twice collects both gradients. Nothing but ``.grad`` changes,
+and each ``.grad`` is a float64 array of its own.
 """
 
 from __future__ import annotations
@@ -105,7 +110,6 @@ class Tensor:
         without them, the grader gives a note instead of grading them. Like every op, its ``_backward``
         adds (``+=``) into each input's ``.grad``, since an input may get gradient through other
         paths too, and each input's share is summed back to the input's own shape.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data + other.data, _children=(self, other), _op="+")
@@ -124,7 +128,6 @@ class Tensor:
         ``other`` is a Tensor, a Python number or an ndarray on the right, and a Python number on
         the left (an ndarray on the left as for ``__add__``); ``-x`` is ``x * -1``. Its ``_backward`` adds (``+=``) into each input's ``.grad``, each share summed
         back to the input's own shape.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data * other.data, _children=(self, other), _op="*")
@@ -143,9 +146,7 @@ class Tensor:
         The exponent is an int or a float: negative, zero and fractional ones too (``x / y`` is
         ``x * y ** -1``). At a base of exactly 0 its gradient is torch's for an exponent of at least
         1, finite: ``n * 0 ** (n - 1)`` (1 for ``n == 1``, else 0); for ``n == 0`` torch's is 0 and
-        ``0 * 0.0 ** -1`` is nan, and either is accepted. Its ``_backward`` adds (``+=``) into
-        ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
+        ``0 * 0.0 ** -1`` is nan, and either is accepted.
         """
         if not isinstance(exponent, (int, float)):
             raise TypeError(f"only a Python number exponent is supported, got {type(exponent).__name__}")
@@ -164,7 +165,6 @@ class Tensor:
 
         Its ``_backward`` adds (``+=``) into each input's ``.grad``; an input whose batch axes were
         broadcast (a weight shared by the whole batch) gets the sum over them.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own.
         """
         other = _as_tensor(other)
         out = Tensor(self.data @ other.data, _children=(self, other), _op="@")  # (..., n, p)
@@ -211,9 +211,7 @@ class Tensor:
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """Sum over ``axis``: an int, a tuple of ints (negatives count from the end), or None for
-        all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds (``+=``)
-        into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        all axes; ``keepdims`` keeps the reduced axes with size 1."""
         out = Tensor(self.data.sum(axis=axis, keepdims=keepdims), _children=(self,), _op="sum")
 
         def _backward() -> None:
@@ -228,9 +226,7 @@ class Tensor:
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """The mean over ``axis``: an int, a tuple of ints (negatives count from the end), or None
-        for all axes; ``keepdims`` keeps the reduced axes with size 1. Its ``_backward`` adds
-        (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        for all axes; ``keepdims`` keeps the reduced axes with size 1."""
         out = Tensor(self.data.mean(axis=axis, keepdims=keepdims), _children=(self,), _op="mean")
         # NOTE: n counts the elements reduced into each output, not all the elements.
         n = self.data.size // max(out.data.size, 1)
@@ -245,9 +241,7 @@ class Tensor:
     def max(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
         """The largest element over ``axis`` (an int, negatives counting from the end, or None for
         all), keeping the reduced axis with size 1 if ``keepdims``. Ties send the gradient to the
-        first maximal element only, as ``torch.max(x, dim)`` does. Its ``_backward`` adds (``+=``)
-        into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        first maximal element only, as ``torch.max(x, dim)`` does."""
         flat = axis is None
         x = self.data.reshape(-1) if flat else self.data
         ax = 0 if flat else axis
@@ -271,8 +265,7 @@ class Tensor:
     # ---------------------------------------------------------------- elementwise functions
 
     def exp(self) -> Tensor:
-        """``e ** x``, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        """``e ** x``, elementwise."""
         out = Tensor(np.exp(self.data), _children=(self,), _op="exp")
 
         def _backward() -> None:
@@ -282,9 +275,7 @@ class Tensor:
         return out
 
     def log(self) -> Tensor:
-        """The natural logarithm, elementwise, of positive values. Its ``_backward`` adds (``+=``)
-        into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        """The natural logarithm, elementwise, of positive values."""
         out = Tensor(np.log(self.data), _children=(self,), _op="log")
 
         def _backward() -> None:
@@ -294,9 +285,7 @@ class Tensor:
         return out
 
     def relu(self) -> Tensor:
-        """``max(x, 0)``, elementwise; its gradient is 0 at exactly 0, as torch's. Its ``_backward``
-        adds (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        """``max(x, 0)``, elementwise; its gradient is 0 at exactly 0, as torch's."""
         out = Tensor(np.maximum(self.data, 0.0), _children=(self,), _op="relu")
 
         def _backward() -> None:
@@ -308,8 +297,7 @@ class Tensor:
 
     def sigmoid(self) -> Tensor:
         """``1 / (1 + e ** -x)``, elementwise, without overflow for inputs of any magnitude (1000
-        included). Its ``_backward`` adds (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        included)."""
         # NOTE: 1 / (1 + exp(-x)) overflows for x << 0; exp(-logaddexp(0, -x)) never does.
         out = Tensor(np.exp(-np.logaddexp(0.0, -self.data)), _children=(self,), _op="sigmoid")
 
@@ -320,8 +308,7 @@ class Tensor:
         return out
 
     def tanh(self) -> Tensor:
-        """The hyperbolic tangent, elementwise. Its ``_backward`` adds (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        """The hyperbolic tangent, elementwise."""
         out = Tensor(np.tanh(self.data), _children=(self,), _op="tanh")
 
         def _backward() -> None:
@@ -334,9 +321,7 @@ class Tensor:
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         """``log(softmax(x))`` along ``axis`` (default -1, the last axis), without overflow for
-        logits of magnitude 1000. ``axis`` is an int; negatives count from the end. Its
-        ``_backward`` adds (``+=``) into ``self.grad``. Nothing but ``.grad`` changes, and each
-        ``.grad`` is a float64 array of its own."""
+        logits of magnitude 1000. ``axis`` is an int; negatives count from the end."""
         # NOTE: subtract the max first. exp(1000) overflows to inf; the shift cancels out exactly.
         shifted = self.data - self.data.max(axis=axis, keepdims=True)
         logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
@@ -352,9 +337,7 @@ class Tensor:
 
     def softmax(self, axis: int = -1) -> Tensor:
         """``exp(x) / sum(exp(x))`` along ``axis`` (default -1, the last axis), without overflow for
-        logits of magnitude 1000. ``axis`` is an int; negatives count from the end. Its
-        ``_backward`` adds (``+=``) into ``self.grad``. Nothing but ``.grad`` changes, and each
-        ``.grad`` is a float64 array of its own."""
+        logits of magnitude 1000. ``axis`` is an int; negatives count from the end."""
         e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))  # NOTE: shifted, as above
         out = Tensor(e / e.sum(axis=axis, keepdims=True), _children=(self,), _op="softmax")
 
@@ -368,8 +351,7 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         """The same elements in a new shape: ``reshape(2, 3)`` or ``reshape((2, 3))``; one axis may
-        be -1. Its ``_backward`` adds (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        be -1."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         out = Tensor(self.data.reshape(shape), _children=(self,), _op="reshape")
@@ -382,9 +364,7 @@ class Tensor:
 
     def transpose(self, *axes: Any) -> Tensor:
         """Permute the axes, given as separate ints: ``transpose(2, 0, 1)``. Negative axes count
-        from the end, as in NumPy; with no axes, reverse them all (``.T``). Its ``_backward`` adds
-        (``+=``) into ``self.grad``.
-        Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+        from the end, as in NumPy; with no axes, reverse them all (``.T``)."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         ndim = self.data.ndim
@@ -489,8 +469,7 @@ def _topological_order(root: Tensor) -> list[Tensor]:
 
 def cross_entropy(logits: Tensor, y: Any) -> Tensor:
     """Mean softmax cross-entropy of ``(N, K)`` logits and ``(N,)`` integer labels ``y`` (a list or
-    an ndarray), as a scalar Tensor; stable for logits of magnitude 1000.
-    Nothing but ``.grad`` changes, and each ``.grad`` is a float64 array of its own."""
+    an ndarray), as a scalar Tensor; stable for logits of magnitude 1000."""
     n, k = logits.shape
     labels = np.asarray(y.data if isinstance(y, Tensor) else y).astype(np.int64)
     one_hot = np.zeros((n, k))

@@ -1,6 +1,8 @@
 """The catalog proves itself, as rustlings' `dev check` does: ids, symbols, markers and tests agree."""
 
 import ast
+import dataclasses
+import importlib.util
 import json
 import re
 import subprocess
@@ -8,49 +10,86 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer.main
 
+from drills import cli
 from grader.catalog import UnknownTarget, find_functions, format_time, parse_time
 from grader.run import Report, test_files
-from tests.support import CATALOG, REFERENCE, ROOT, run_grader
+from tests.support import CATALOG, REFERENCE, ROOT, drill, run_grader
 
-REFERENCE_FUNCTIONS = find_functions(ast.parse(REFERENCE.read_text(encoding="utf-8")))
-DOCS = {"docs/contract.md": "### The targets", "README.md": "## The targets"}
-
-
-def targets_table(path: str, heading: str) -> dict[str, tuple[list[str], str]]:
-    """The targets table under ``heading``: id -> (symbols, target time), ``full``'s row included. The
-    README writes a row's later methods without ``Tensor.``; they are read back with it."""
-    text = (ROOT / path).read_text(encoding="utf-8").split(heading, 1)[1]
-    rows = {}
-    for line in text.splitlines()[1:]:
-        if rows and not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 3 or not cells[0].startswith("`"):
-            continue
-        names = re.findall(r"`([^`]+)`", cells[1])
-        cls = names[0].split(".")[0] + "." if names and "." in names[0] else ""
-        symbols = [cls + n if cls and "." not in n and n not in REFERENCE_FUNCTIONS else n for n in names]
-        rows[cells[0].strip("`")] = (symbols, cells[2])
-    return rows
+TABLES = ROOT / "docs" / "make_tables.py"
+CONTRACT = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+OPERATORS = {"__add__": "+", "__mul__": "*", "__pow__": "**", "__matmul__": "@", "__sub__": "-", "__truediv__": "/"}
 
 
-@pytest.mark.parametrize("path", DOCS)
-def test_the_targets_tables_say_what_the_catalog_says(path):
-    table = targets_table(path, DOCS[path])
-    assert table.pop("full")[1] == format_time(CATALOG.full_time)
-    assert table == {t.id: (list(t.symbols), format_time(t.target_time)) for t in CATALOG.targets}, (
-        f"{path}: its targets table and grader/catalog.toml disagree (README, Adding a drill)"
+def test_the_tables_drawn_from_the_catalog_are_current():
+    done = subprocess.run([sys.executable, str(TABLES), "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, f"{done.stdout}{done.stderr}regenerate them with  python docs/make_tables.py"
+
+
+def test_a_new_target_is_a_new_row_of_every_targets_table():
+    """The check can fail: a catalog with one more core target and one more follow-up draws rows
+    that the README and the contract do not have."""
+    spec = importlib.util.spec_from_file_location("make_tables", TABLES)
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    new = dataclasses.replace(CATALOG.get("unary"), id="abs", marker="abs", symbols=("Tensor.abs",))
+    follow = dataclasses.replace(CATALOG.get("max"), id="min", marker="min", symbols=("Tensor.min",), summary="min")
+    bigger = dataclasses.replace(CATALOG, targets=(*CATALOG.targets, new), extensions=(*CATALOG.extensions, follow))
+    for path, drawn in tables.TABLES.items():
+        text = path.read_text(encoding="utf-8")
+        redrawn = tables.regenerated(text, drawn, bigger)
+        assert redrawn != text and "| `abs` | `Tensor.abs` | 8:00 |" in redrawn, path
+        assert tables.regenerated(text, drawn, CATALOG) == text, path
+    assert "| `min` | `Tensor.min`: min | 6:00 |" in tables.regenerated(
+        tables.README.read_text(), tables.TABLES[tables.README], bigger
     )
 
 
-def test_the_tables_are_read_whole():
-    table = targets_table("docs/contract.md", DOCS["docs/contract.md"])
-    assert table["unary"] == (
-        ["Tensor.sum", "Tensor.mean", "Tensor.exp", "Tensor.log", "Tensor.relu", "Tensor.sigmoid", "Tensor.tanh"],
-        "8:00",
-    )
-    assert len(table) == len(CATALOG.targets) + 1
+def test_the_help_texts_take_their_times_from_the_catalog():
+    """No help text says a time (``45:00``, ``45-minute``) that the catalog does not set: ``drill full``'s
+    help reads its time from ``[full]``."""
+    times = {format_time(t.target_time) for t in CATALOG.every} | {format_time(CATALOG.full_time)}
+    for command in ["", *sorted(typer.main.get_command(cli.app).commands)]:  # type: ignore[attr-defined]
+        output = " ".join(drill(*command.split(), "--help").output.split())
+        assert not re.findall(r"\d+-minute", output), f"drill {command} --help: a time not read from the catalog"
+        assert set(re.findall(r"\b\d+:\d\d\b", output)) <= times, f"drill {command} --help"
+    assert f"{format_time(CATALOG.full_time)} to beat" in " ".join(drill("full", "--help").output.split())
+
+
+def _named(symbol: str, text: str) -> bool:
+    """Whether ``text`` names ``symbol`` in backquotes: its name (``sum``), its operator for a dunder
+    (``a + b``), or its class called for ``__init__`` (``Tensor(data, ...)``)."""
+    cls, _, name = symbol.rpartition(".")
+    spelled = [re.escape(name)] + ([re.escape(OPERATORS[name])] if name in OPERATORS else [])
+    spelled += [re.escape(cls) + r"\("] if name == "__init__" else []
+    return any(re.search(rf"`[^`\n]*(?<![\w*]){s}(?![\w*])", text) for s in spelled)
+
+
+def _section(heading: str) -> str:
+    return CONTRACT.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("symbol", [s for t in CATALOG.targets for s in t.symbols])
+def test_the_contract_describes_every_core_symbol_and_its_skeleton_lists_it(symbol):
+    """docs/contract.md is written by hand, the op it describes by the catalog: each core symbol has
+    its place in the description of the engine (before the follow-ups) and in the skeleton (written out
+    or in its closing list of ops)."""
+    described = CONTRACT.split("## Follow-ups", 1)[0]
+    assert _named(symbol, described), f"docs/contract.md: describe {symbol} with the ops (README, Adding a drill)"
+    skeleton = _section("## A skeleton").split("```python", 1)[1].split("```", 1)[0]
+    name = symbol.rpartition(".")[2]
+    assert re.search(rf"(?<!\w){re.escape(name)}(?!\w)", skeleton), f"docs/contract.md: the skeleton lacks {name}"
+    top = symbol.split(".")[0]
+    assert f"`{top}`" in _section("## A solution file").split("\n\n", 2)[1], f"A solution file: name `{top}`"
+
+
+@pytest.mark.parametrize("target", CATALOG.extensions, ids=lambda t: t.id)
+def test_the_contract_has_a_row_for_every_follow_up(target):
+    rows = [line for line in _section("## Follow-ups").splitlines() if line.startswith(f"| `{target.id}` |")]
+    assert len(rows) == 1, f"docs/contract.md, Follow-ups: one row for {target.id} (README, Adding a drill)"
+    missing = [s for s in target.symbols if not _named(s, rows[0])]
+    assert not missing, f"docs/contract.md, Follow-ups: {target.id}'s row does not name {', '.join(missing)}"
 
 
 READING_ONLY = [
@@ -190,7 +229,7 @@ def test_classic_selections_select_tests(selection, selected):
 
 
 def test_follow_ups_explain_their_target_times():
-    assert [t.id for t in CATALOG.extensions] == ["max", "cotangent", "gradcheck", "free-memory", "forward-mode"]
+    assert CATALOG.extensions, "grader/catalog.toml: the follow-ups, extension = true"
     for target in CATALOG.extensions:
         assert len(target.time_reasoning) > 40, target.id
         assert not set(target.symbols) & set(READING_ONLY)

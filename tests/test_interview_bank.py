@@ -56,7 +56,9 @@ def test_every_question_is_complete_and_checkable():
 
 def test_every_core_target_has_a_follow_up_drill_and_questions():
     extensions = {t.id for t in CATALOG.extensions}
-    assert set(BANK.follow_ups) == set(CATALOG.ids)
+    unpaired = sorted(set(CATALOG.ids) - set(BANK.follow_ups))
+    assert not unpaired, f"drills/interview/questions.toml, [follow_up]: pair {', '.join(unpaired)} with a follow-up"
+    assert set(BANK.follow_ups) <= set(CATALOG.ids), "[follow_up]: a key that is no core target"
     assert set(BANK.follow_ups.values()) <= extensions
     assert BANK.follow_up("unary") == "max" and BANK.follow_up("backward") == "cotangent"
     for target in CATALOG.ids:

@@ -123,7 +123,7 @@ def _catalog_table(
 
     for target in catalog.targets:
         add(target.id, symbols(target), target.target_time)
-    add(FULL, "everything above, one split per target", catalog.full_time)
+    add(FULL, catalog.full_summary, catalog.full_time)
     if catalog.extensions:
         heading = Text("what interviewers ask next", style="dim")
         if narrow:
