@@ -134,6 +134,16 @@ class Grading:
             notes.append(f"{symbol}{where} is wrong too ({problem}): this failure may come from it; fix it first")
         return notes
 
+    def named_alone(self, failure: GradeFailure, symbols: Sequence[str]) -> GradeFailure:
+        """``failure``, of a test that runs several of ``symbols`` at once, as the failure of the one whose
+        probe (grader/probes.py) finds it wrong alone, when exactly one does; else ``failure`` itself."""
+        wrong = [] if failure.timed_out else culprits(self.impl, list(symbols))
+        if len(wrong) != 1:
+            return failure
+        symbol, problem = wrong[0]
+        hint = f"{symbol} alone is wrong ({problem})" + (f"; {failure.hint}" if failure.hint else "")
+        return GradeFailure(failure.text, symbol, failure.case, hint, failure.location, failure.notes)
+
     @contextmanager
     def running(self, symbol: str, hint: str | None = None, closure_hint: bool = False) -> Iterator[None]:
         """Run the user's code; an exception becomes a verdict naming the symbol and the user's line.

@@ -111,6 +111,36 @@ PROBES: dict[str, Callable[[ModuleType], str | None]] = {
 }
 
 
+DX, DY, DW = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
+XY = X + Y  # a (2, 3) partner for the binary duals
+POSITIVE = np.abs(X) + 1.0
+
+
+def _dual_probe(
+    op: Callable[..., Any], duals: list[tuple[np.ndarray, np.ndarray]], tangent: np.ndarray
+) -> Callable[[ModuleType], str | None]:
+    """A tangent rule alone: ``op`` on duals made here (so it does not depend on the user's ``jvp``)."""
+
+    def probe(impl: ModuleType) -> str | None:
+        out = op(*[impl.Dual(p.copy(), t.copy()) for p, t in duals])
+        return compare("its tangent", out.tangent, tangent, source="the rule's")
+
+    return probe
+
+
+DUAL_PROBES: dict[str, Callable[[ModuleType], str | None]] = {
+    "Dual.__add__": _dual_probe(lambda a, b: a + b, [(X, DX), (XY, DY)], DX + DY),
+    "Dual.__mul__": _dual_probe(lambda a, b: a * b, [(X, DX), (XY, DY)], DX * XY + X * DY),
+    "Dual.__matmul__": _dual_probe(lambda a, b: a @ b, [(X, DX), (W, DW)], DX @ W + X @ DW),
+    "Dual.sum": _dual_probe(lambda a: a.sum(axis=0), [(X, DX)], DX.sum(0)),
+    "Dual.exp": _dual_probe(lambda a: a.exp(), [(X, DX)], np.exp(X) * DX),
+    "Dual.log": _dual_probe(lambda a: a.log(), [(POSITIVE, DX)], DX / POSITIVE),
+    "Dual.relu": _dual_probe(lambda a: a.relu(), [(X, DX)], (X > 0) * DX),
+    "Dual.tanh": _dual_probe(lambda a: a.tanh(), [(X, DX)], (1 - np.tanh(X) ** 2) * DX),
+}
+PROBES.update(DUAL_PROBES)
+
+
 def culprits(impl: ModuleType, symbols: list[str]) -> list[tuple[str, str]]:
     """The symbols among ``symbols`` whose probe fails, with what it found."""
     found = []

@@ -6,8 +6,9 @@ import pytest
 
 from grader import contract as c
 from grader.batch import batched
-from grader.check import torch_const
+from grader.check import GradeFailure, torch_const
 from grader.contract import clause
+from grader.probes import DUAL_PROBES
 
 pytestmark = pytest.mark.forward_mode
 
@@ -23,6 +24,15 @@ def _jvp_case(grade, symbol, ours, theirs, primals, hint=None):
         return [out, tangent]
 
     value, tangent = grade.oracle.values(compute, [*primals, *tangents])
+    try:
+        _check_jvp(grade, symbol, ours, primals, tangents, value, tangent, hint)
+    except GradeFailure as failure:
+        if failure.symbol != "jvp" or symbol != "jvp":
+            raise
+        raise grade.named_alone(failure, list(DUAL_PROBES)) from None  # jvp ran every rule: the wrong one, alone
+
+
+def _check_jvp(grade, symbol, ours, primals, tangents, value, tangent, hint):
     with grade.running(symbol, hint):
         if symbol == "jvp":
             out = grade.impl.jvp(ours, [p.copy() for p in primals], [t.copy() for t in tangents])

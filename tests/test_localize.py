@@ -1,6 +1,8 @@
-"""grader/localize.py names the op of a failing random graph, and only a wrong one: on random graphs
-of each target's ops, no correct engine (the reference, every alternative) has a step blamed, and a
-classic bug of an op, when a step is blamed, is blamed on its own symbol."""
+"""A failing test that runs several ops names the wrong one, and only a wrong one. grader/localize.py
+runs each step of a random graph alone: on random graphs of each target's ops, no correct engine (the
+reference, every alternative) has a step blamed, and a classic bug of an op, when a step is blamed, is
+blamed on its own symbol. The probes (grader/probes.py), which name the one wrong tangent rule of a
+failing jvp, and the needed targets' culprits of any failure, pass on every correct engine."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from grader.blame import Blame
 from grader.check import Grading
 from grader.graphs import Glue
 from grader.localize import culprit
+from grader.probes import PROBES
 from grader.programs import GLUE_OPS, Program, random_program
 from grader.test_arith import ARITH_OPS, _draw_arith
 from grader.test_softmax import SOFTMAX_OPS, _draw_softmax
@@ -78,3 +81,16 @@ def test_a_classic_bug_is_blamed_on_its_symbol(mutant, tmp_path):
     path.write_text(mutant.apply(REFERENCE_SOURCE), encoding="utf-8")
     blamed = {symbol for _, symbol, _ in _findings(path, mutant.target)}
     assert blamed <= {mutant.symbol}, (mutant.symbol, blamed)
+
+
+@pytest.mark.parametrize("engine", [REFERENCE, *ALTERNATIVES], ids=lambda p: p.stem)
+def test_no_probe_fails_on_a_correct_engine(engine):
+    impl = load(engine)
+    written = [s for s in PROBES if s.split(".")[0] in vars(impl) and (s.count(".") == 0 or _has(impl, s))]
+    assert len(written) >= 17, written  # the core's probes at least
+    assert {symbol: PROBES[symbol](impl) for symbol in written} == dict.fromkeys(written)
+
+
+def _has(impl: ModuleType, symbol: str) -> bool:
+    owner, name = symbol.split(".")
+    return name in vars(getattr(impl, owner))
