@@ -228,9 +228,9 @@ def watch(oracle: opt.OracleOption = "auto") -> None:
 @app.command()
 def status() -> None:
     """The attempt in progress: its clock, and each target's state."""
-    from drills.commands import drill
+    from drills.commands.status import status as body
 
-    run(drill.status)
+    run(body)
 
 
 def _clock_command(name: str, doc: str) -> None:

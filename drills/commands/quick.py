@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[tuple[str, ...], tuple[str, str, dict[str, bool]]] = {
     (): ("practice", "overview", {}),
     ("list",): ("practice", "overview", {"title": False}),
-    ("status",): ("drill", "status", {}),
+    ("status",): ("status", "status", {}),
     ("next",): ("practice", "next_target", {}),
 }
 """The command line (less ``drill``), the module of drills/commands/ and the body it calls, and its
