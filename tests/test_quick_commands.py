@@ -42,6 +42,7 @@ NOT_ON_THEIR_PATH = {
     "torch",
     "pytest",
     "statistics",  # drill stats' medians
+    "rich._emoji_codes",  # what a str cell or line is searched for as it is drawn: they are drawn as Text
 }
 
 
