@@ -22,6 +22,10 @@ import signal
 import sys
 from functools import partial
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 INTERRUPTED = 130
 """The exit status of a command ended by Ctrl-C (128 + SIGINT, as a shell reports it)."""
@@ -35,13 +39,19 @@ def main() -> None:
 
         print(version_line())
         sys.exit(0)
-    from drills.commands.quick import COMMANDS, answer_bare
+    from drills.commands.quick import COMMANDS, HELP, answer_bare
 
     args = tuple(sys.argv[1:])
-    quick = args in COMMANDS
-    if quick:  # a fast path: drill, drill list, status and next typed bare need no typer
+    command: Callable[[], None] | None = None
+    if args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
         command = partial(answer_bare, args)
-    else:
+    elif args in HELP:  # and the app's help, drawn as typer draws it (unless click would wrap its usage line)
+        from drills.commands.quick_help import print_help, usage
+
+        if usage() is not None:
+            command = print_help
+    quick = command is not None
+    if command is None:
         from drills.cli import main as command
     try:
         if OURS:  # inside the try: a Ctrl-C as it is set is caught
