@@ -64,6 +64,7 @@ def test_a_first_run_loads_none_of_the_grading_half(args):
     modules = loaded(*args)
     assert not heavy(modules)
     assert not modules & UNANSWERED  # no question answered: none is due
+    assert "drills.loop.session" not in modules  # no attempt: drill status reads none of the drill loop
 
 
 def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspace):
