@@ -79,7 +79,8 @@ def main() -> None:
 def leave_at_once(code: object) -> None:
     """Exit with status ``code`` (None: 0) without the interpreter's finalization, when it has nothing
     left to do: the output written (flushed here), no exit handler registered (``atexit``: coverage,
-    logging, a temporary folder's cleanup), no other thread. Tearing down the modules of a command that
+    logging, a temporary folder's cleanup), no other thread, no profiler or tracer (which writes its
+    figures once the command returns). Tearing down the modules of a command that
     is done costs a sixth of ``import typer, rich`` (issue 25); the OS frees the rest. Otherwise (or
     when flushing fails: the interpreter's exit says so as it always did) it returns."""
     import atexit
@@ -89,6 +90,8 @@ def leave_at_once(code: object) -> None:
         code = 0
     pending = getattr(atexit, "_ncallbacks", lambda: 1)()  # CPython's count; elsewhere: assume some
     if not isinstance(code, int) or pending or threading.active_count() > 1:
+        return
+    if sys.getprofile() is not None or sys.gettrace() is not None:  # python -m cProfile, a debugger: theirs
         return
     try:
         sys.stdout.flush()

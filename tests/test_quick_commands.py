@@ -184,3 +184,17 @@ def test_a_refusal_leaves_at_once_with_its_status(drill_home: Path):
     done = entry("status")
     assert done.returncode == 2 and done.stderr.endswith("left at once: 2\n"), done.stderr
     assert done.stderr.startswith("error: the history")
+
+
+def test_a_profiler_still_writes_its_figures(tmp_path: Path):
+    """``python -m cProfile -o FILE -m drills list``: the profile is written once the command returns
+    (the fast path does not leave at once under a profiler or a tracer)."""
+    figures = tmp_path / "list.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(figures), "-m", "drills", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert figures.stat().st_size > 0
