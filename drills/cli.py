@@ -228,9 +228,9 @@ def watch(oracle: opt.OracleOption = "auto") -> None:
 @app.command()
 def status() -> None:
     """The attempt in progress: its clock, and each target's state."""
-    from drills.commands import drill
+    from drills.commands.status import status as body
 
-    run(drill.status)
+    run(body)
 
 
 def _clock_command(name: str, doc: str) -> None:
@@ -398,9 +398,9 @@ _catalog_in_help()
 
 
 # `drill check` typed bare answers without building the typer app: building it imports typer's parameter
-# adapters and pydantic (about 150 ms, a tenth of a one-shot `drill check`). `drill`, `list`, `status`
-# and `next` typed bare do not even import typer (drills/entry.py sends them to drills/commands/quick.py).
-# Help, options and every other command go through typer.
+# adapters and pydantic (about 150 ms, a tenth of a one-shot `drill check`). `drill`, `list`, `status`,
+# `next` and `-h` typed bare do not even import typer (drills/entry.py sends them to drills/commands/quick.py
+# and quick_help.py). A command's help, options and every other command go through typer.
 FAST_PATHS = {("check",): check}
 
 

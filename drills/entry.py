@@ -22,6 +22,10 @@ import signal
 import sys
 from functools import partial
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 INTERRUPTED = 130
 """The exit status of a command ended by Ctrl-C (128 + SIGINT, as a shell reports it)."""
@@ -35,12 +39,19 @@ def main() -> None:
 
         print(version_line())
         sys.exit(0)
-    from drills.commands.quick import COMMANDS, answer_bare
+    from drills.commands.quick import COMMANDS, HELP, answer_bare
 
     args = tuple(sys.argv[1:])
+    command: Callable[[], None] | None = None
     if args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
         command = partial(answer_bare, args)
-    else:
+    elif args in HELP:  # and the app's help, drawn as typer draws it (unless click would wrap its usage line)
+        from drills.commands.quick_help import print_help, usage
+
+        if usage() is not None:
+            command = print_help
+    quick = command is not None
+    if command is None:
         from drills.cli import main as command
     try:
         if OURS:  # inside the try: a Ctrl-C as it is set is caught
@@ -60,7 +71,34 @@ def main() -> None:
         code = unwritable(exc)
     if code == INTERRUPTED:  # typer turns a Ctrl-C into exit 130 without a word
         interrupted()
+    if quick:
+        leave_at_once(code)
     sys.exit(code)  # type: ignore[arg-type]
+
+
+def leave_at_once(code: object) -> None:
+    """Exit with status ``code`` (None: 0) without the interpreter's finalization, when it has nothing
+    left to do: the output written (flushed here), no exit handler registered (``atexit``: coverage,
+    logging, a temporary folder's cleanup), no other thread, no profiler or tracer (which writes its
+    figures once the command returns). Tearing down the modules of a command that
+    is done costs a sixth of ``import typer, rich`` (issue 25); the OS frees the rest. Otherwise (or
+    when flushing fails: the interpreter's exit says so as it always did) it returns."""
+    import atexit
+    import threading
+
+    if code is None:
+        code = 0
+    pending = getattr(atexit, "_ncallbacks", lambda: 1)()  # CPython's count; elsewhere: assume some
+    if not isinstance(code, int) or pending or threading.active_count() > 1:
+        return
+    if sys.getprofile() is not None or sys.gettrace() is not None:  # python -m cProfile, a debugger: theirs
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        return
+    os._exit(code)
 
 
 UNWRITABLE = {errno.ENOSPC, errno.EIO, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import shutil
+import subprocess
+import sys
 from datetime import UTC
 from pathlib import Path
 
@@ -26,6 +28,7 @@ NOT_ON_THEIR_PATH = {
     "pydantic",
     "drills.cli",
     "drills.commands.options",
+    "drills.commands.drill",  # the drill loop's commands: drill status is a module of its own
     "drills.loop.stubs",  # the ladder's times come from the data folder, not from cutting the reference again
     "drills.loop.cloze",
     "drills.loop.retype",
@@ -39,6 +42,7 @@ NOT_ON_THEIR_PATH = {
     "torch",
     "pytest",
     "statistics",  # drill stats' medians
+    "rich._emoji_codes",  # what a str cell or line is searched for as it is drawn: they are drawn as Text
 }
 
 
@@ -51,9 +55,16 @@ def heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m in NOT_ON_THEIR_PATH or m.split(".")[0] in NOT_ON_THEIR_PATH)
 
 
+UNANSWERED = {"drills.interview.bank", "drills.interview.due", "drills.interview.store", "drills.views.interview"}
+"""What ``drill next`` reads of the interview's questions once one was answered (their bank, their schedule)."""
+
+
 @pytest.mark.parametrize("args", BARE, ids=IDS)
 def test_a_first_run_loads_none_of_the_grading_half(args):
-    assert not heavy(loaded(*args))
+    modules = loaded(*args)
+    assert not heavy(modules)
+    assert not modules & UNANSWERED  # no question answered: none is due
+    assert "drills.loop.session" not in modules  # no attempt: drill status reads none of the drill loop
 
 
 def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspace):
@@ -119,3 +130,71 @@ def test_a_refusal_is_the_same_one_line(clock, drill_home: Path):
         code, out, err = bare(args, clock)
         assert (code, out, err) == app(args), args
         assert code == 2 and err.startswith("error: the history") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------------------------------------- leaving at once
+
+LEAVE = """
+import os, sys
+real = os._exit
+
+
+def noted(code):
+    sys.stderr.write(f"left at once: {code}\\n")
+    sys.stderr.flush()
+    real(code)
+
+
+os._exit = noted
+{before}
+sys.argv = ["drill", *sys.argv[1:]]
+from drills.entry import main
+
+main()
+"""
+
+
+def entry(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    """``drill ARGS`` by drills/entry.py in a child whose ``os._exit`` says it was called."""
+    script = LEAVE.replace("{before}", before)
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args", BARE, ids=IDS)
+def test_they_leave_without_tearing_the_interpreter_down(args):
+    """Done, flushed, and with nothing left for the interpreter to run at exit, the fast path exits at
+    once (``os._exit``): the modules' teardown cost a sixth of ``import typer, rich``. The output is
+    all there, the status is the command's."""
+    done = entry(*args)
+    assert done.returncode == 0 and done.stderr == "left at once: 0\n", done.stderr
+    assert done.stdout == run_drill(*args).stdout
+
+
+def test_an_exit_handler_still_runs():
+    """Something registered with ``atexit`` (coverage, a temporary folder's cleanup) still runs: then
+    the interpreter exits as usual."""
+    done = entry("list", before="import atexit\natexit.register(lambda: print('handler ran'))")
+    assert done.returncode == 0 and "left at once" not in done.stderr, done.stderr
+    assert done.stdout.endswith("handler ran\n")
+
+
+def test_a_refusal_leaves_at_once_with_its_status(drill_home: Path):
+    drill_home.parent.mkdir(parents=True, exist_ok=True)
+    drill_home.write_text("not a folder", encoding="utf-8")
+    done = entry("status")
+    assert done.returncode == 2 and done.stderr.endswith("left at once: 2\n"), done.stderr
+    assert done.stderr.startswith("error: the history")
+
+
+def test_a_profiler_still_writes_its_figures(tmp_path: Path):
+    """``python -m cProfile -o FILE -m drills list``: the profile is written once the command returns
+    (the fast path does not leave at once under a profiler or a tracer)."""
+    figures = tmp_path / "list.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(figures), "-m", "drills", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert figures.stat().st_size > 0

@@ -199,6 +199,25 @@ def test_the_catalog_table_lists_every_drill_with_your_times():
     assert rows["arith"].rstrip().endswith("now")
 
 
+@pytest.mark.parametrize("color", [None, "truecolor"])
+def test_the_catalog_cells_drawn_as_text_are_what_rich_makes_of_them_as_str(monkeypatch, color):
+    """``render.as_text`` makes a cell Text before it is drawn (a str is parsed for markup and emoji
+    codes as it is drawn): the same bytes as when rich is given the str, at every width, in colour too."""
+    catalog = load_catalog()
+    records = {"unbroadcast": DrillRecord(200.0, "3:20", 2), "full": DrillRecord(None, "gave up", 1)}
+    due = {"unbroadcast": "in 3 days", "arith": "now", "max": "2 days ago"}
+    rungs = {"unbroadcast": "recall", "arith": "cloze"}
+
+    def drawn(width: int) -> str:
+        console = Console(file=io.StringIO(), width=width, highlight=False, color_system=color)
+        console.print(render.catalog_table(catalog, records, due, rungs))
+        return console.file.getvalue()  # type: ignore[attr-defined]
+
+    as_text = {width: drawn(width) for width in (12, 30, 45, 60, 80, 99, 100, 140)}
+    monkeypatch.setattr(render, "as_text", lambda cell: cell)
+    assert {width: drawn(width) for width in as_text} == as_text
+
+
 def test_a_full_scoreboard_marks_best_splits_and_adds_the_total():
     row = ScoreRow("unbroadcast", 300, 200.0, 200.0, 3, False, True)
     total = ScoreRow("full", 2700, 2000.0, 1900.0, 3, False, False)

@@ -1,4 +1,4 @@
-"""The drill loop's commands: start, check, watch, status, pause, resume, abandon, give up, hint, diff, show, restore."""
+"""The drill loop's commands: start, check, watch, pause, resume, abandon, give up, hint, diff, show, restore."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from drills.loop.session import Checked
 from drills.store.history import Attempt, History
 from drills.store.paths import default_workspace
 from drills.store.states import RUNGS, Rung
-from drills.views import lines, render, report
+from drills.views import lines, report
 
 
 def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung: str | None = None) -> None:
@@ -167,23 +167,6 @@ def watch(term: Terminal, oracle: str) -> int:
             return 0
     out.print(lines.ended_elsewhere(state.attempt.target, state.said(state.ended) if state.ended else "ended"))
     return 1
-
-
-def status(term: Terminal) -> None:
-    """The attempt in progress; with none, that is an answer too (and what to start)."""
-    with history(term) as store:
-        attempt = store.active()
-        if attempt is None:
-            from drills.loop.standing import queue, standings
-
-            now = term.clock()
-            told = standings(store, now)
-            chosen = queue(told)[0]
-            why = render.reason(chosen, now, told[chosen.target].rung)
-            term.out.print(lines.no_attempt_view(chosen.target, why))
-            return
-        states = session.target_states(attempt, session.latest_result(store, attempt))
-    term.out.print(report.status_view(attempt, states, term.clock(), rung_target(attempt)))
 
 
 def _end_or_pause(

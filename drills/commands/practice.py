@@ -35,10 +35,9 @@ def overview(term: Terminal, title: bool = True) -> None:
 
 
 def next_target(term: Terminal) -> None:
-    """``drill next``: the queue, the attempt in progress if there is one, and the questions due."""
-    from drills.interview.bank import load_bank
-    from drills.interview.due import due_questions
-    from drills.views.interview import due_questions_view
+    """``drill next``: the queue, the attempt in progress if there is one, and the questions due (none
+    before a question was answered: then neither the bank nor their schedule is read)."""
+    from drills.interview import any_answer
 
     with history(term) as store:
         now = term.clock()
@@ -46,13 +45,20 @@ def next_target(term: Terminal) -> None:
         cards = queue(told)
         active = store.active()
         rung = told[cards[0].target].rung
-        questions = due_questions(store.db, now)
+        if any_answer(store.db):
+            from drills.interview.due import due_questions
+
+            questions = due_questions(store.db, now)
+        else:
+            questions = []
     if active is not None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now, rung))
-    shown = due_questions_view(questions, load_bank(), now)
-    if shown is not None:
-        term.out.print(shown)
+    if questions:
+        from drills.interview.bank import load_bank
+        from drills.views.interview import due_questions_view
+
+        term.out.print(due_questions_view(questions, load_bank(), now))
 
 
 def chosen_target(term: Terminal) -> str:

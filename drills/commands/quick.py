@@ -2,7 +2,8 @@
 answered without typer: drills/entry.py sends them here. ``import typer`` alone takes as long as the
 rest of ``drill list``, and there are no arguments to parse. Each calls the body the typer app calls
 (drills/cli.py), on the same consoles and clock, with the same one-line refusals and exit status;
-anything else (help, an option, an argument) goes through the app.
+the app's help typed bare (``drill -h``) is drawn by drills/commands/quick_help.py; anything else (a
+command's help, an option, an argument) goes through the app.
 
 Importing this module imports nothing: drills/entry.py reads ``COMMANDS`` before it decides."""
 
@@ -17,11 +18,13 @@ if TYPE_CHECKING:
 COMMANDS: dict[tuple[str, ...], tuple[str, str, dict[str, bool]]] = {
     (): ("practice", "overview", {}),
     ("list",): ("practice", "overview", {"title": False}),
-    ("status",): ("drill", "status", {}),
+    ("status",): ("status", "status", {}),
     ("next",): ("practice", "next_target", {}),
 }
 """The command line (less ``drill``), the module of drills/commands/ and the body it calls, and its
 arguments: what drills/cli.py calls for it."""
+HELP = {("-h",), ("--help",)}
+"""The app's help typed bare: drawn by drills/commands/quick_help.py, as typer draws it."""
 
 
 def body(args: tuple[str, ...]) -> Callable[[Terminal], int | None]:

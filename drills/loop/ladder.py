@@ -12,9 +12,7 @@ reasoning written down, and how an attempt moves a target up or down (``RUNGS``:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -76,6 +74,8 @@ def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTim
             f" the half minute: {format_time(seconds)}.",
         )
     gaps = cut(source, target.symbols, [target.id], Rung.CLOZE).gaps
+    import textwrap
+
     blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
     seconds = _keep(drill_id, rung, reference, _rounded_up(recall * blanked / whole))
     return RungTime(
@@ -142,6 +142,8 @@ def _keep(drill_id: str, rung: str, reference: Path, seconds: int) -> int:
     times, key = _kept_times(), f"{drill_id} {rung}"
     if reference == REFERENCE and times.get(key) != seconds:
         times[key] = seconds
+        import json
+
         try:
             atomic_write(_times_file(), json.dumps({"for": _fingerprint(), "times": times}))
         except OSError:
@@ -167,6 +169,8 @@ def _fingerprint() -> str:
 @cache
 def _kept_times() -> dict[str, int]:
     """The rung times kept in the data folder, if they are of this reference and catalog."""
+    import json  # here: drill list reads these times only once a target was drilled on copy or cloze
+
     try:
         kept = json.loads(_times_file().read_text(encoding="utf-8"))
         if kept.get("for") == _fingerprint() and isinstance(kept.get("times"), dict):

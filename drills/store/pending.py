@@ -5,7 +5,6 @@ record them: a grading is never lost to a storage fault."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -23,6 +22,8 @@ def places(history: Path) -> tuple[Path, Path]:
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
+    import json  # here: every command looks for these files, and finds none almost always
+
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -39,6 +40,8 @@ def waiting(history: Path) -> list[dict[str, Any]]:
 def keep(history: Path, verdict: dict[str, Any]) -> Path:
     """Add ``verdict`` to those waiting for ``history``, written atomically; where it is kept. Raises
     OSError when neither place can be written."""
+    import json
+
     error: OSError | None = None
     for place in places(history):
         try:

@@ -67,7 +67,14 @@ def grid(narrow: bool, caption: str | None = None) -> Table:
 
 def id_column(table: Table, ids: Sequence[str], header: str = "target") -> None:
     """The column of target ids: never wrapped nor cut, however narrow the terminal, since they are typed."""
-    table.add_column(header, no_wrap=True, min_width=max(map(len, ids), default=len(header)))
+    table.add_column(as_text(header), no_wrap=True, min_width=max(map(len, ids), default=len(header)))
+
+
+def as_text(cell: RenderableType) -> RenderableType:
+    """A str cell as the Text rich makes of it as it draws it, made now: a str is parsed for markup and
+    emoji codes on every draw (and the emoji table loaded, a fortieth of ``drill list``); an id, a
+    rung, a time or a count holds neither."""
+    return Text(cell) if isinstance(cell, str) else cell
 
 
 # ---------------------------------------------------------------------------- catalog
@@ -99,11 +106,11 @@ def _catalog_table(
     id_column(table, catalog.drill_ids)
     column = rungs is not None
     if column:
-        table.add_column("rung", no_wrap=True)
+        table.add_column(as_text("rung"), no_wrap=True)
     if not narrow:
-        table.add_column("what you write", overflow="fold")
+        table.add_column(as_text("what you write"), overflow="fold")
     for header in ("target", "best", "last", "attempts", *(["due"] if due is not None else [])):
-        table.add_column(header, justify="right", no_wrap=True)
+        table.add_column(as_text(header), justify="right", no_wrap=True)
     below: list[Text | None] = []
 
     def add(target_id: str, what: str | Text, target_time: int) -> None:
@@ -115,7 +122,7 @@ def _catalog_table(
         if due is not None:
             when = due.get(target_id, "-")
             cells.append(Text(when, style="bold" if when == "now" or when.endswith("ago") else ""))
-        table.add_row(*cells)
+        table.add_row(*map(as_text, cells))
         below.append(Text(what) if isinstance(what, str) else what)
 
     def symbols(target: Target) -> str:
@@ -126,11 +133,12 @@ def _catalog_table(
     add(FULL, catalog.full_summary, catalog.full_time)
     if catalog.extensions:
         heading = Text("what interviewers ask next", style="dim")
+        first: list[RenderableType] = [Text("follow-ups", style="dim")]
+        if not narrow:
+            first += [*([as_text("")] if column else []), heading]
+        table.add_row(*first, *(as_text("") for _ in table.columns[len(first) :]))  # the rest empty
         if narrow:
-            table.add_row(Text("follow-ups", style="dim"))
             below.append(heading)
-        else:
-            table.add_row(Text("follow-ups", style="dim"), *([""] if column else []), heading)
         for target in catalog.extensions:
             add(target.id, symbols(target), target.target_time)
     return RowsThenLines(table, below, indent=2) if narrow else table

@@ -1,0 +1,29 @@
+"""``drill status``: the attempt in progress, or (with none) what to start. A module of its own, so
+that the answer without an attempt, typed bare (drills/commands/quick.py), loads what ``drill list``
+does and none of the drill loop's commands (drills/commands/drill.py: its session, its reports)."""
+
+from __future__ import annotations
+
+from drills.commands.common import Terminal, history, rung_target
+from drills.views import lines, render
+
+
+def status(term: Terminal) -> None:
+    """The attempt in progress; with none, that is an answer too (and what to start)."""
+    with history(term) as store:
+        attempt = store.active()
+        if attempt is None:
+            from drills.loop.standing import queue, standings
+
+            now = term.clock()
+            told = standings(store, now)
+            chosen = queue(told)[0]
+            why = render.reason(chosen, now, told[chosen.target].rung)
+            term.out.print(lines.no_attempt_view(chosen.target, why))
+            return
+        from drills.loop import session
+
+        states = session.target_states(attempt, session.latest_result(store, attempt))
+    from drills.views import report
+
+    term.out.print(report.status_view(attempt, states, term.clock(), rung_target(attempt)))

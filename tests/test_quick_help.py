@@ -1,0 +1,170 @@
+"""``drill -h`` and ``drill --help`` start fast (issue 25, point 4): drills/commands/quick_help.py draws
+the app's help without typer, from what drills/commands/help_text.py keeps of the app; the same bytes
+as typer's, checked here against typer itself, so that neither can go stale.
+
+    python -m tests.test_quick_help        # writes drills/commands/help_text.py from the app (then ruff format)
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import typer.main
+from typer import _click
+from typer._click.utils import _detect_program_name
+from typer.core import TyperOption
+
+from drills.commands import help_text, quick_help
+from tests.support import ROOT, drill_imports
+
+SCRIPT = """
+import sys
+sys.argv = ["/usr/local/bin/drill", *sys.argv[1:]]
+from {module} import main
+main()
+"""
+
+VARIANTS = {
+    "piped": {},
+    "narrow": {"COLUMNS": "52"},
+    "60 columns": {"COLUMNS": "60"},
+    "80 columns": {"COLUMNS": "80"},
+    "wide": {"COLUMNS": "200"},
+    "TERMINAL_WIDTH": {"TERMINAL_WIDTH": "70", "COLUMNS": "120"},
+    "colour": {"FORCE_COLOR": "1", "COLUMNS": "100"},
+    "NO_COLOR": {"FORCE_COLOR": "1", "NO_COLOR": "1"},
+    "dumb terminal": {"FORCE_COLOR": "1", "TERM": "dumb"},
+    "terminal disabled": {"FORCE_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"},
+}
+
+KEPT = Path(help_text.__file__)
+
+
+def described() -> tuple[str, tuple[tuple[str, str, str], ...], tuple[tuple[str, str], ...]]:
+    """What the help draws, read from the typer app as typer reads it (typer/rich_utils.py): the app's
+    help (its first paragraph), each option's long and short names and help, each command's name and
+    the first paragraph of its short help or help. Anything else typer would draw (an argument, a
+    default, a panel of its own, an epilog) is refused: drills/commands/quick_help.py draws none of it."""
+    from drills.cli import app
+
+    group = typer.main.get_command(app)
+    ctx = _click.Context(group, info_name="drill", **group.context_settings)
+    first = inspect.cleandoc(group.help or "").partition("\f")[0].split("\n\n")
+    assert len(first) == 1 and not group.epilog and not group.deprecated, "more than quick_help.py draws"
+    options = []
+    for param in group.get_params(ctx):
+        assert isinstance(param, TyperOption) and not param.required and not param.secondary_opts, param
+        assert not param.hidden and not getattr(param, "rich_help_panel", None), param
+        long = ",".join(o for o in param.opts if "--" in o)
+        short = ",".join(o for o in param.opts if "--" not in o)
+        paragraphs = [
+            p.replace("\n", " ").strip() if not p.startswith("\b") else "{}\n".format(p.strip("\b\n"))
+            for p in (param.help or "").split("\n\n")
+        ]
+        options.append((long, short, inspect.cleandoc("\n".join(paragraphs).strip())))
+    commands = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        if command.hidden:
+            continue
+        assert not command.deprecated and not getattr(command, "rich_help_panel", None), name  # one panel
+        paragraphs = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")
+        head = paragraphs[0].replace("\b\n", "") if paragraphs[0].startswith("\b") else paragraphs[0]
+        commands.append((command.name or "", inspect.cleandoc(head.strip())))
+    app_help = inspect.cleandoc(first[0].replace("\n", " ").strip())
+    said = [app_help, *(o[2] for o in options), *(c[1] for c in commands)]
+    assert not any("\033[" in text for text in said), "typer draws ANSI help as it is: not drawn here"
+    return app_help, tuple(options), tuple(commands)
+
+
+def source() -> str:
+    """drills/commands/help_text.py, as ``described`` reads the app now."""
+    app_help, options, commands = described()
+    lines = [
+        '"""What ``drill -h`` shows of the app, kept for drills/commands/quick_help.py (written by',
+        "``python -m tests.test_quick_help`` from drills/cli.py: do not edit; tests/test_quick_help.py",
+        'checks it is the app\'s)."""',
+        "",
+        f"APP_HELP = {app_help!r}",
+        "OPTIONS = (",
+        *(f"    {option!r}," for option in options),
+        ")",
+        "COMMANDS = (",
+        *(f"    {command!r}," for command in commands),
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def help_by(module: str, arg: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``drill ARG`` (the console script's name) by ``module``'s main: drills.entry (the fast path)
+    or drills.cli (typer)."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")}
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(module=module), arg],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_what_is_kept_is_the_apps():
+    """drills/commands/help_text.py is what the app says now (else: ``python -m drills.commands.quick_help``)."""
+    kept = (help_text.APP_HELP, help_text.OPTIONS, help_text.COMMANDS)
+    assert described() == kept, "run python -m tests.test_quick_help, then ruff format"
+
+
+@pytest.mark.parametrize("env", VARIANTS.values(), ids=VARIANTS.keys())
+def test_the_same_bytes_as_typer(env):
+    for arg in ("-h", "--help"):
+        fast, typer = help_by("drills.entry", arg, env), help_by("drills.cli", arg, env)
+        assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr) == (0, ""), fast.stderr
+        assert fast.stdout == typer.stdout, arg
+        assert "Usage:" in fast.stdout and "drill" in fast.stdout and "Commands" in fast.stdout
+
+
+def test_the_program_is_named_as_click_names_it():
+    script = SimpleNamespace(__package__=None)
+    module = SimpleNamespace(__package__="drills")
+    for path, main in (("/usr/local/bin/drill", script), (str(ROOT / "drills" / "__main__.py"), module)):
+        assert quick_help.prog_name(path, main) == _detect_program_name(path, main)  # type: ignore[arg-type]
+    assert quick_help.prog_name(str(ROOT / "drills" / "__main__.py"), module) == "python -m drills"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("arg", ["-h", "--help"])
+def test_the_help_loads_no_typer(arg):
+    done, modules = drill_imports(arg)
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click", "pydantic")}
+    assert "drills.cli" not in modules
+    assert "Usage: python -m drills [OPTIONS] COMMAND [ARGS]..." in done.stdout
+
+
+def test_a_usage_line_click_would_wrap_is_left_to_typer(monkeypatch):
+    """``python -m drills -h`` in 52 columns: click wraps its usage line; then typer draws the help."""
+    monkeypatch.setenv("COLUMNS", "52")
+    assert quick_help.usage_line("python -m drills") is None
+    assert quick_help.usage_line("drill") == "Usage: drill [OPTIONS] COMMAND [ARGS]..."
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "drills", "-h"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "import time:" in done.stderr and "| typer" in done.stderr
+    assert done.stdout.splitlines()[1].strip() == "Usage: python -m drills [OPTIONS] COMMAND"
+
+
+if __name__ == "__main__":
+    KEPT.write_text(source(), encoding="utf-8")
+    print(f"wrote {KEPT}: now ruff format it")
