@@ -27,7 +27,7 @@ COMMANDS = (
         "A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days.",
     ),
     ("start", "Write the stub of TARGET for its rung of the ladder and start the timer. TARGET may be 'full'."),
-    ("full", "The 45-minute drill: every target blank at once, one split per target."),
+    ("full", "Every core target blank at once, 45:00 to beat, one split per target."),
     ("check", "Grade the attempt in progress once (drill watch does it on every save)."),
     (
         "watch",
