@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -47,11 +49,15 @@ class Filling(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self.store)
 
-    def fill(self, until: threading.Event, files: Collection[str] | None = None) -> None:
+    def fill(
+        self, until: threading.Event, files: Collection[str] | None = None, pause: Callable[[], None] = lambda: None
+    ) -> None:
         """Read every answer ahead (``files``: those of the tests in these files, ``test_x.py``), in the
         recording's order, until ``until`` is set; those not read yet: a fill stopped goes on where it
-        stopped. (Answers are keyed by test, ``test_x.py::test_y[case]#n|name``: grader/oracle.py.)"""
+        stopped. (Answers are keyed by test, ``test_x.py::test_y[case]#n|name``: grader/oracle.py.)
+        ``pause`` is called before each."""
         for key in self.store:
+            pause()
             if until.is_set():
                 return
             if key not in self.read and (files is None or key.partition("::")[0] in files):
@@ -74,13 +80,21 @@ def _open_recording(opened: list[Filling]) -> Callable[..., None]:
 
 Key = tuple[str, ...]
 
+HOLD_SECONDS = 2.0
+"""The longest a warm-up waits, held while another interpreter grades (``{"hold": true}``): a long
+grading does not keep the next ones cold."""
+
 
 class Inbox:
     """What ``drill`` tells an interpreter started ahead of time, one JSON line each on its stdin, read
     by a thread of its own (``run``): ``{"standby": [...]}``, stand by for another selection, or
     ``{"args": [...]}``, the grading (the last line). A line that comes while a session stands by is
     answered on its ``--standby`` pipe at once: the go if it is a grading of that selection (the
-    session grades it), else NO_GO (the session ends; the main thread takes the line: ``take``)."""
+    session grades it), else NO_GO (the session ends; the main thread takes the line: ``take``).
+
+    And ``{"hold": true}``, then ``false``: another interpreter grades, and this one's warm-up waits
+    meanwhile (``pause``: at each import, it is an import finder, and each answer read), so as not to
+    take the grading's CPU; at most ``HOLD_SECONDS``."""
 
     def __init__(self, stdin: IO[str], control: int, folder: str) -> None:
         self.stdin, self.control, self.folder = stdin, control, folder
@@ -94,10 +108,18 @@ class Inbox:
         """The standing session was told to grade (its line is not taken: it is being graded)."""
         self.stood = 0
         """Times told to stand by (the first with the set-up line): each "ready" line says which."""
+        self.free = threading.Event()
+        self.free.set()
+        self.held_until = 0.0
+        sys.meta_path.insert(0, self)  # type: ignore[arg-type]  # find_spec: a pause at each import
 
     def run(self) -> None:
         while line := self.stdin.readline():
             message = json.loads(line)
+            if "hold" in message:
+                self.held_until = time.monotonic() + HOLD_SECONDS
+                (self.free.clear if message["hold"] else self.free.set)()
+                continue
             with self.changed:
                 if self.go >= 0:
                     self._answer(message)
@@ -122,7 +144,7 @@ class Inbox:
             self.go = -1
         if go is not None:
             self.went = True
-            self._close_control()
+            self._begin()
 
     def stand(self, key: Key, go: int) -> bool:
         """A session is about to stand by for ``key`` on the pipe ``go``: False if a line is waiting."""
@@ -143,8 +165,17 @@ class Inbox:
             if "standby" in message:
                 self.stood += 1
             else:
-                self._close_control()
+                self._begin()
             return message
+
+    def pause(self) -> None:
+        """While held (another interpreter grades), wait."""
+        while not self.free.is_set() and (left := self.held_until - time.monotonic()) > 0:
+            self.free.wait(left)
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        """Before each import of the warm-up, a pause while held; the import is left to the others."""
+        self.pause()
 
     def ready(self) -> None:
         """Say that this interpreter is warm and stands by (``ready N``: for the Nth selection told)."""
@@ -155,11 +186,15 @@ class Inbox:
                 except OSError:  # drill is gone: the stdin's end says so
                     pass
 
-    def _close_control(self) -> None:
-        """Before the user's code runs: it must not hold the channel of the "ready" lines."""
+    def _begin(self) -> None:
+        """The grading begins: the user's code must not hold the channel of the "ready" lines, nor
+        find this among its import finders."""
         if self.control >= 0:
             os.close(self.control)
             self.control = -1
+        self.free.set()
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # type: ignore[arg-type]
 
 
 class _Standing:
@@ -174,7 +209,7 @@ class _Standing:
     def pytest_collection_finish(self, session: Any) -> None:
         files = {item.path.name for item in session.items}
         for filling in self.opened:
-            filling.fill(until=self.inbox.came, files=files)
+            filling.fill(until=self.inbox.came, files=files, pause=self.inbox.pause)
         self.inbox.ready()
 
 
@@ -230,7 +265,7 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
             if not inbox.came.is_set():
                 dry_session()
             for filling in opened:
-                filling.fill(until=inbox.came)
+                filling.fill(until=inbox.came, pause=inbox.pause)
             inbox.ready()
         message = inbox.take()
         if "standby" in message:

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,6 +65,10 @@ class _Spare:
     key: Key | None
     told: int = 0
     stood: int = -1
+    held: bool = False
+    """Told to hold its warm-up while a grading runs."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """For its stdin: the runner's threads write to it."""
 
     @property
     def ready(self) -> bool:
@@ -73,14 +77,15 @@ class _Spare:
     def tell(self, message: dict[str, Any], last: bool = False) -> bool:
         """One line on its stdin (``last``: and its end): False if it is gone."""
         assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(message) + "\n")
-            self.proc.stdin.flush()
-            if last:
-                self.proc.stdin.close()
-            return True
-        except (BrokenPipeError, OSError, ValueError):  # ValueError: closed
-            return False
+        with self.lock:
+            try:
+                self.proc.stdin.write(json.dumps(message) + "\n")
+                self.proc.stdin.flush()
+                if last:
+                    self.proc.stdin.close()
+                return True
+            except (BrokenPipeError, OSError, ValueError):  # ValueError: closed
+                return False
 
     def listen(self) -> None:
         """Read its "ready N" lines until it closes them (it grades, or is gone)."""
@@ -182,6 +187,15 @@ class SpawnRunner:
                         return spare
             return self._spawn()
 
+    def _hold(self, on: bool) -> None:
+        """While a grading runs, the spares still warming up wait (``on``): two cores are not shared
+        with them (each costs about 330 ms of CPU, a few gradings' worth); then they go on."""
+        for spare in list(self.spares):
+            if on and not spare.ready:
+                spare.held = spare.tell({"hold": True})
+            elif not on and spare.held:
+                spare.held = not spare.tell({"hold": False})
+
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         with self.lock:
             if self.closed:
@@ -189,11 +203,13 @@ class SpawnRunner:
             key = standby_key(args)
             spare = self._take(key)
             self.cancelled, self.current = False, spare.proc
+            self._hold(True)
             try:
                 spare.tell({"args": args}, last=True)  # if it died while waiting, its status is reported
                 result = wait_for(spare.proc, spare.output, timeout, stalled)
             finally:
                 self.current = None
+                self._hold(False)
                 spare.discard()
                 self.selection = key
                 # the next ones warm up while the verdict is shown (a start takes a few ms: not here)

@@ -6,13 +6,19 @@ it. Real interpreters, on Linux too (the runner needs no fork)."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from grader import spare
 from grader.catalog import load_catalog
 from grader.run import grade_file
+from grader.spare import Inbox
 from grader.spawn import SPARES, SpawnRunner
 from tests.mutants import MUTANTS
 from tests.processes import wait_until
@@ -97,12 +103,44 @@ def test_a_spare_no_longer_needed_ends_and_its_folder_goes(tmp_path):
         grade_file(engine(tmp_path, None), [CATALOG.get("unbroadcast")], runner=runner)
         wait_until(lambda: all_standing(runner, "unbroadcast"), WARM_WITHIN, "the spares standing by")
         spares = list(runner.spares)
-        for spare in spares:
-            assert spare.folder.is_dir()
-            assert spare.proc.stdin is not None
-            spare.proc.stdin.close()
-        for spare in spares:
-            assert spare.proc.wait(timeout=30) == 0
-            assert not spare.folder.exists()
+        for one in spares:
+            assert one.folder.is_dir()
+            assert one.proc.stdin is not None
+            one.proc.stdin.close()
+        for one in spares:
+            assert one.proc.wait(timeout=30) == 0
+            assert not one.folder.exists()
     finally:
         runner.close()
+
+
+def test_a_warm_up_held_while_another_interpreter_grades_waits_at_its_next_import(tmp_path, monkeypatch):
+    """``{"hold": true}`` on a spare's stdin: its warm-up waits at its next import (or answer read)
+    until ``{"hold": false}``, so that the grading under way has the cores (issue 25: a warm-up costs
+    a few gradings' CPU); the grading's own interpreter then drops the import finder."""
+    monkeypatch.setattr(spare, "HOLD_SECONDS", 600)  # held until told: however busy the machine
+    read, write = os.pipe()
+    inbox = Inbox(os.fdopen(read, encoding="utf-8"), -1, str(tmp_path))
+    try:
+        threading.Thread(target=inbox.run, daemon=True).start()
+        with os.fdopen(write, "w", encoding="utf-8") as drill:
+            drill.write('{"hold": true}\n')
+            drill.flush()
+            wait_until(lambda: not inbox.free.is_set(), 30, "the hold")
+            imported = threading.Event()
+            importer = threading.Thread(target=lambda: (importlib.import_module("colorsys"), imported.set()))
+            sys.modules.pop("colorsys", None)
+            importer.start()
+            importer.join(0.5)
+            assert not imported.is_set()  # held at its import
+            drill.write('{"hold": false}\n')
+            drill.flush()
+            importer.join(30)
+            assert imported.is_set() and "colorsys" in sys.modules
+            drill.write(json.dumps({"args": ["-q"]}) + "\n")
+            drill.flush()
+            assert inbox.take() == {"args": ["-q"]}  # the holds are no lines to take
+        assert inbox not in sys.meta_path  # the grading begins: no finder of the warm-up's left
+    finally:
+        if inbox in sys.meta_path:
+            sys.meta_path.remove(inbox)
