@@ -217,9 +217,10 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
     """Warm up (``preload``, then stand by for the selection the set-up line names, or a dry session),
     then run the one grading asked for on ``stdin`` in this very process; the exit status is pytest's.
 
-    The set-up line, the first: ``{"cwd": folder, "output": file, "standby": [...] or null}``: the
-    grading's working folder, the file its output goes to (from now on: a session standing by has
-    set up pytest's capture), the selection to stand by for. Reading the recorded answers is half a
+    The set-up line, the first: ``{"cwd": folder, "output": file, "standby": [...] or null, "ahead":
+    bool}``: the grading's working folder, the file its output goes to (from now on: a session
+    standing by has set up pytest's capture), the selection to stand by for; without one, ``ahead``
+    false warms up no further than the imports (a one-shot grading: grader/spawn.py, ``OneShot``). Reading the recorded answers is half a
     warm-up: they are read last, while nothing has been asked, and a line that comes stops it (the
     grading reads the answers it needs that were not read yet, a small share of them)."""
     # drill's lines come on a descriptor of their own: a pytest session captures stdin (/dev/null on
@@ -261,7 +262,7 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
             else:
                 os.close(read)
                 os.close(write)
-        else:
+        elif setup.get("ahead", True):  # not for a one-shot grading, which comes at once: imports only
             if not inbox.came.is_set():
                 dry_session()
             for filling in opened:

@@ -25,6 +25,8 @@ a grading end with the runner (``close``), or, should ``drill watch`` die withou
 their stdin ends.
 """
 
+from __future__ import annotations
+
 import json
 import shutil
 import subprocess
@@ -45,12 +47,35 @@ from grader.process import (
     own_group,
     wait_for,
 )
+from grader.reaper import reaping
 from grader.spare import Key
 
 SPARES = 3
 """Interpreters kept warming for the next gradings (about 65 MB each, idle once warm): three saves
 in a row, each 0.3 s after the last verdict, each find one warm on a loaded 2-core machine (with two,
 the third waits for its warm-up: 1.3 to 1.5 times the fork worker there, benchmarks/bench.py)."""
+
+
+def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
+    """Start an interpreter ahead of time (grader/spare.py), standing by for ``key`` (None: a dry session
+    instead, or with ``ahead`` false, nothing after the imports)."""
+    folder = Path(tempfile.mkdtemp(prefix="drill-grading-"))
+    output = (folder / "output.txt").open("w+b")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader.worker", "--once"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=GRADER.parent,
+        env=grading_env(),
+        text=True,
+        **own_group(),
+    )
+    spare = _Spare(proc, folder, output, key)
+    setup = {"cwd": str(folder), "output": str(folder / "output.txt"), "standby": key and list(key), "ahead": ahead}
+    spare.tell(setup)
+    threading.Thread(target=spare.listen, name="drill-spare-ready", daemon=True).start()
+    return spare
 
 
 @dataclass
@@ -128,23 +153,7 @@ class SpawnRunner:
         self.closed = False
 
     def _spawn(self) -> _Spare:
-        folder = Path(tempfile.mkdtemp(prefix="drill-grading-"))
-        output = (folder / "output.txt").open("w+b")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.worker", "--once"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=GRADER.parent,
-            env=grading_env(),
-            text=True,
-            **own_group(),
-        )
-        spare = _Spare(proc, folder, output, self.selection)
-        key = None if spare.key is None else list(spare.key)
-        spare.tell({"cwd": str(folder), "output": str(folder / "output.txt"), "standby": key})
-        threading.Thread(target=spare.listen, name="drill-spare-ready", daemon=True).start()
-        return spare
+        return spawn_spare(self.selection)
 
     def _alive(self) -> list[_Spare]:
         """The spares still alive (the others discarded); with ``spares_lock`` held."""
@@ -233,3 +242,35 @@ class SpawnRunner:
             spares, self.spares = self.spares, []
         for spare in spares:
             spare.discard()
+
+
+class OneShot:
+    """A Runner for one grading (``drill check``): an interpreter started as the command starts, which
+    imports what a grading needs (NumPy, pytest, the grader, the recording's index) while the command
+    reads its history and the file, then runs the grading it is given; nothing more ahead (no dry
+    session, no answers read before they are asked: the grading comes at once). What the grading
+    started ends with it, however it left its group (grader/reaper.py), as in a fresh interpreter;
+    ``close`` ends the interpreter if no grading came (the command failed before it)."""
+
+    def __init__(self) -> None:
+        self.spare: _Spare | None = spawn_spare(None, ahead=False)
+
+    def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
+        spare, self.spare = self.spare or spawn_spare(None, ahead=False), None
+        with reaping():
+            try:
+                spare.tell({"args": args}, last=True)  # if it died while waiting, its status is reported
+                return wait_for(spare.proc, spare.output, timeout, stalled)
+            finally:
+                spare.discard()
+
+    def close(self) -> None:
+        if self.spare is not None:
+            self.spare.discard()
+            self.spare = None
+
+    def __enter__(self) -> OneShot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

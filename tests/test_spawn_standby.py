@@ -21,8 +21,8 @@ from grader.run import grade_file
 from grader.spare import Inbox
 from grader.spawn import SPARES, SpawnRunner
 from tests.mutants import MUTANTS
-from tests.processes import wait_until
-from tests.support import REFERENCE_SOURCE
+from tests.processes import start_drill, wait_until
+from tests.support import REFERENCE_SOURCE, run_drill
 
 CATALOG = load_catalog()
 WARM_WITHIN = 120
@@ -144,3 +144,30 @@ def test_a_warm_up_held_while_another_interpreter_grades_waits_at_its_next_impor
     finally:
         if inbox in sys.meta_path:
             sys.meta_path.remove(inbox)
+
+
+# ---------------------------------------------------------------------------- drill check
+
+
+def test_drill_check_grades_in_an_interpreter_started_as_it_starts(tmp_path):
+    """``drill check`` starts the grading's interpreter first, which imports what a grading needs while
+    the command opens the history and reads the file (grader/spawn.py, ``OneShot``): the user's code
+    runs in ``python -m grader.worker --once``, not in a ``python -m pytest`` started after; the
+    verdict is the same, and the interpreter's folder goes with it."""
+    argv, temp = tmp_path / "argv", tmp_path / "tmp"
+    temp.mkdir()
+    start_drill(tmp_path, f"{REFERENCE_SOURCE}\nimport sys as _sys\nopen({str(argv)!r}, 'w').write(repr(_sys.argv))\n")
+    checked = run_drill("check", env={"TMPDIR": str(temp)})
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "--once" in argv.read_text() and "pytest" not in argv.read_text()
+    assert not list(temp.glob("drill-grading-*"))
+
+
+def test_drill_check_that_fails_before_grading_ends_the_interpreter_it_started(tmp_path):
+    """No attempt in progress: the command fails before any grading, and the interpreter it started
+    for it is gone with it, its folder too."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    checked = run_drill("check", env={"TMPDIR": str(temp)})
+    assert checked.returncode != 0 and "no attempt in progress" in checked.stdout + checked.stderr
+    assert not list(temp.glob("drill-grading-*"))
