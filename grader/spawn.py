@@ -253,7 +253,9 @@ class OneShot:
     ``close`` ends the interpreter if no grading came (the command failed before it)."""
 
     def __init__(self) -> None:
-        self.spare: _Spare | None = spawn_spare(None, ahead=False)
+        global _early
+        self.spare: _Spare | None = _early or spawn_spare(None, ahead=False)
+        _early = None
 
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
         spare, self.spare = self.spare or spawn_spare(None, ahead=False), None
@@ -274,3 +276,16 @@ class OneShot:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_early: _Spare | None = None
+"""The interpreter ``start_early`` started, for the next ``OneShot``."""
+
+
+def start_early() -> None:
+    """Start ``drill check``'s interpreter now, before the command imports its own modules
+    (drills/entry.py): its ``OneShot`` takes it. Should none come (the command failed first), it ends
+    when this process does (its stdin ends)."""
+    global _early
+    if _early is None:
+        _early = spawn_spare(None, ahead=False)
