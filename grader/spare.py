@@ -220,9 +220,10 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
     The set-up line, the first: ``{"cwd": folder, "output": file, "standby": [...] or null, "ahead":
     bool}``: the grading's working folder, the file its output goes to (from now on: a session
     standing by has set up pytest's capture), the selection to stand by for; without one, ``ahead``
-    false warms up no further than the imports (a one-shot grading: grader/spawn.py, ``OneShot``). Reading the recorded answers is half a
-    warm-up: they are read last, while nothing has been asked, and a line that comes stops it (the
-    grading reads the answers it needs that were not read yet, a small share of them)."""
+    false warms up no further than the imports (a one-shot grading: grader/spawn.py, ``OneShot``).
+    Reading the recorded answers is half a warm-up: they are read last, while nothing has been
+    asked, and a line that comes stops it (the grading reads the answers it needs that were not read
+    yet, a small share of them)."""
     # drill's lines come on a descriptor of their own: a pytest session captures stdin (/dev/null on
     # 0), and the user's code gets no more than that
     stdin = os.fdopen(os.dup(stdin.fileno()), encoding="utf-8")

@@ -9,7 +9,8 @@ of the same selection then costs its tests only. Told that another selection is 
 session ends without a test and the interpreter grades that one itself, from its start (as before
 the first grading, where it knows no selection: it has run a dry session, collection only, of every
 target). After a grading, the spares standing by for another selection are told to stand by for
-this one (``{"standby": ...}``), in the background. ``serve_once``, ``python -m grader.worker --once``.
+this one (``{"standby": ...}``), in the background. The interpreter's side: grader/spare.py
+(``serve_once``, ``python -m grader.worker --once``).
 
 Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
 about half of it, are read last and only while nothing has been asked: ``Filling``), more than a
@@ -17,7 +18,11 @@ user's pause between a verdict and the next save, and on a busy machine several 
 ``SPARES`` interpreters warm at once, and a save takes the one that started first of those standing
 by for its selection (of those warm, if any: each says "ready" when it is), which has been warming
 since a few gradings earlier. The next is started as soon as a grading ends (in the background:
-starting a process takes a few milliseconds the verdict need not wait for).
+starting a process takes a few milliseconds the verdict need not wait for); while a grading runs,
+the spares still warming up hold (``_hold``), so that their warm-up does not take its cores.
+
+``drill check`` grades once, in an interpreter started as the command starts (``OneShot``,
+``start_early``), which imports what a grading needs while the command does its own work.
 
 A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the interpreter
 running it is killed, and the call that asked for it raises Cancelled. The interpreters waiting for
