@@ -212,9 +212,12 @@ def full(
 @app.command()
 def check(oracle: opt.OracleOption = "auto") -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
-    from drills.commands import drill
+    from grader.spawn import OneShot
 
-    run(drill.check, oracle)
+    with OneShot() as runner:  # first: its interpreter imports what the grading needs meanwhile
+        from drills.commands import drill
+
+        run(drill.check, oracle, runner)
 
 
 @app.command(help=f"Re-grade on every save, with a live timer per target; in a terminal, keys: {key_help()}.")

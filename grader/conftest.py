@@ -123,8 +123,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     """A standby waits here to be told its file; with a report, a long selection runs in ``--shards``
     processes (grader/shards.py)."""
     reporter = session.config.pluginmanager.get_plugin("drill-reporter")
-    if session.config.getoption("standby") >= 0:
-        _await_go(session.config, reporter)
+    if session.config.getoption("standby") >= 0 and not _await_go(session.config, reporter):
+        return True  # another selection is to be graded: this session ends without a test
     n = session.config.getoption("shards")
     if reporter is None or n <= 1 or session.testsfailed or session.config.option.collectonly:
         return None  # pytest's own loop (which also stops at a collection error)
@@ -133,10 +133,13 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     return shards.run(session, n, reporter, watch_parent)
 
 
-def _await_go(config: pytest.Config, reporter: Reporter) -> None:
-    """A grading forked ahead of its save (grader/forks.py), set up and collected: wait for the file
-    to grade and the report to write, one JSON line on the ``--standby`` descriptor; at its end
-    (the worker dropped this standby, or is gone), end."""
+def _await_go(config: pytest.Config, reporter: Reporter) -> bool:
+    """A grading set up ahead of its save (grader/forks.py, grader/spawn.py), collected: wait for the
+    file to grade and the report to write, one JSON line on the ``--standby`` descriptor (the report
+    then says "go" after what was done ahead), and say True; at its end (the worker dropped this
+    standby, or is gone), end; told that another selection is to be graded (an empty line, in an
+    interpreter started ahead of time, which then grades that one itself), say False: the session
+    ends without a test, and without a report (the Reporter is unregistered: it would end the process)."""
     fd, data = config.getoption("standby"), b""
     while not data.endswith(b"\n"):
         chunk = os.read(fd, 65536)
@@ -145,8 +148,13 @@ def _await_go(config: pytest.Config, reporter: Reporter) -> None:
         data += chunk
     os.close(fd)
     go = json.loads(data)
+    if go.get("impl") is None:
+        config.pluginmanager.unregister(reporter)
+        return False
     config.option.impl = go["impl"]
     reporter.open(Path(go["report"]))
+    reporter.write({"event": "go"})
+    return True
 
 
 def verdict_order(items: list[pytest.Item]) -> list[pytest.Item]:

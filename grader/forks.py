@@ -46,13 +46,28 @@ class _Fork:
     key: tuple[str, ...]
 
 
-def _key(args: list[str]) -> tuple[str, ...]:
+def standby_key(args: list[str]) -> tuple[str, ...]:
     """What a standby must have been started with to serve a request: its arguments, but the file to
-    grade and the report to write, which it is told on the go (grader/conftest.py, ``--standby``)."""
+    grade and the report to write, which it is told on the go (grader/conftest.py, ``--standby``).
+    The interpreters started ahead of time stand by the same way (grader/spawn.py)."""
     return tuple(a for a in args if not a.startswith(_GIVEN_ON_GO))
 
 
 _GIVEN_ON_GO = ("--impl=", "--report-json=")
+
+
+def go_message(args: list[str]) -> bytes | None:
+    """The line that tells a standby for ``standby_key(args)`` to grade: the file and the report
+    ``args`` name (None if they lack one)."""
+    given = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in args if a.startswith(_GIVEN_ON_GO)}
+    if len(given) != len(_GIVEN_ON_GO):
+        return None
+    return (json.dumps({"impl": given["--impl"], "report": given["--report-json"]}) + "\n").encode()
+
+
+NO_GO = b"{}\n"
+"""The line that tells a standby that another selection is to be graded: its session ends without
+running a test, and the process lives on (grader/spawn.py; a fork worker's standby is killed instead)."""
 
 
 def _fork(args: list[str], ahead: bool = False) -> _Fork:
@@ -75,7 +90,7 @@ def _fork(args: list[str], ahead: bool = False) -> _Fork:
             os.close(read_end)
             if ahead:
                 os.close(go_write)
-                args = [*_key(args), f"--standby={go_read}"]
+                args = [*standby_key(args), f"--standby={go_read}"]
             devnull = os.open(os.devnull, os.O_RDWR)
             os.dup2(devnull, 0)
             os.dup2(write_end, 1)
@@ -89,21 +104,20 @@ def _fork(args: list[str], ahead: bool = False) -> _Fork:
     os.close(write_end)
     if ahead:
         os.close(go_read)
-    return _Fork(pid, read_end, go_write if ahead else None, folder, _key(args))
+    return _Fork(pid, read_end, go_write if ahead else None, folder, standby_key(args))
 
 
 def _go(fork: _Fork, args: list[str]) -> bool:
     """Tell a standby the file to grade and the report to write: False if it is gone."""
     assert fork.go is not None
-    given = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in args if a.startswith(_GIVEN_ON_GO)}
-    message = json.dumps({"impl": given.get("--impl"), "report": given.get("--report-json")}) + "\n"
+    message = go_message(args)
     try:
-        if len(given) != len(_GIVEN_ON_GO):
+        if message is None:
             return False
         done, _ = os.waitpid(fork.pid, os.WNOHANG)
         if done:
             return False
-        os.write(fork.go, message.encode())
+        os.write(fork.go, message)
         return True
     except (BrokenPipeError, ChildProcessError):
         return False
@@ -137,7 +151,7 @@ def grade(args: list[str], timeout: float, orphaned: Callable[[], bool], end: Ca
     up the next standby for the same arguments, while the user reads the verdict."""
     global standby
     fork, standby = standby, None
-    if fork is not None and not (fork.key == _key(args) and _go(fork, args)):
+    if fork is not None and not (fork.key == standby_key(args) and _go(fork, args)):
         _drop(fork)
         fork = None
     result = _await(fork or _fork(args), timeout, orphaned, end)

@@ -7,7 +7,7 @@ isolated grandchild for each grading (``WarmRunner``). Protocol: one JSON line p
 Elsewhere forking is unsafe (macOS: NumPy linked against Accelerate, and macOS's own default is to
 spawn) or impossible (Windows). There an interpreter is started ahead of time, imports the same,
 and waits for one grading, which it runs itself before it exits; the next ones are already warming
-up meanwhile (grader/spawn.py, ``SpawnRunner``, ``python -m grader.worker --once``).
+up meanwhile (grader/spawn.py, ``SpawnRunner``; grader/spare.py, ``python -m grader.worker --once``).
 
 A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the Linux worker
 kills its fork on SIGUSR1 and stays warm; elsewhere the interpreter running it is killed. The call
@@ -48,7 +48,8 @@ from grader.process import (
     stopped_with_us,
 )
 from grader.reaper import become_subreaper, end_descendants
-from grader.spawn import SpawnRunner, serve_once
+from grader.spare import serve_once
+from grader.spawn import SpawnRunner
 
 POLL_SECONDS = forks.POLL_SECONDS
 
@@ -80,8 +81,9 @@ def _on_cancel(signum: int, frame: FrameType | None) -> None:
         kill_tree(forks.running)
 
 
-def _preload() -> None:
-    """Import what every grading needs, once."""
+def _preload(tests: bool = True) -> None:
+    """Import what every grading needs, once (``tests``: and every target's tests; an interpreter
+    started ahead of time collects only those of its selection, grader/spare.py)."""
     import importlib
 
     import numpy  # noqa: F401
@@ -102,7 +104,7 @@ def _preload() -> None:
     from grader.oracle import preload
 
     preload()
-    for path in sorted(GRADER.glob("test_*.py")):
+    for path in sorted(GRADER.glob("test_*.py")) if tests else ():
         importlib.import_module(f"grader.{path.stem}")
 
 
@@ -244,5 +246,5 @@ def warm_runner() -> WarmRunner | SpawnRunner:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--once"]:
-        sys.exit(serve_once(sys.stdin, _preload))
+        sys.exit(serve_once(sys.stdin, lambda: _preload(tests=False)))
     serve(sys.stdin, sys.stdout)

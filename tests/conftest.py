@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from drills.loop.clock import MockClock
 from drills.store import faults
 from drills.store.history import History
 from drills.store.paths import history_path
-from grader import worker
+from grader import spawn, worker
 from grader.oracle import RECORDING
 from grader.process import Runner
 from grader.verdict import GradeResult, TargetResult
@@ -92,6 +93,7 @@ def passing_grader(monkeypatch: pytest.MonkeyPatch) -> None:
         return GradeResult(label or str(file), tuple(TargetResult(t.id, 5, int(blank), ()) for t in targets), 0.01)
 
     monkeypatch.setattr(session, "grade_file", grade)
+    drill_loop_runner(monkeypatch)
 
 
 @pytest.fixture(scope="session")
@@ -163,6 +165,19 @@ def narrow_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
     """A check in process grades in a fork of the warm worker, not in a fresh interpreter."""
     monkeypatch.setattr(session, "run_in_subprocess", warm_runner)
+    drill_loop_runner(monkeypatch)
+
+
+@contextmanager
+def _no_one_shot() -> Iterator[None]:
+    yield None
+
+
+def drill_loop_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``drill check`` run in process grades with the drill loop's runner (drills/loop/session.py, the one
+    these fixtures stand in for), not in an interpreter started as the command starts (grader/spawn.py,
+    ``OneShot``: tests/test_spawn_standby.py runs it)."""
+    monkeypatch.setattr(spawn, "OneShot", _no_one_shot)
 
 
 @pytest.fixture
@@ -190,4 +205,5 @@ def fake_grading(monkeypatch: pytest.MonkeyPatch, clock: MockClock) -> FakeGrade
     """The drill loop grades with a stand-in (tests/support.py, FakeGrader): its logic, exactly and fast."""
     grader = FakeGrader(clock)
     monkeypatch.setattr(session, "grade_file", grader)
+    drill_loop_runner(monkeypatch)
     return grader

@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.processes import GONE_WITHIN, HANGS_FOR_GOOD, STARTED_WITHIN, in_unbroadcast, naming, wait_until
@@ -109,12 +110,30 @@ def test_a_ctrl_c_in_a_quick_command_is_one_line(args, tmp_path):
 @pytest.fixture
 def hanging_attempt(tmp_path: Path) -> tuple[Path, str]:
     """An attempt at unbroadcast in progress whose unbroadcast never returns: any check of it is
-    still grading when the signal comes."""
+    still grading when the signal comes. Each grading that runs it writes its process id under
+    tmp_path (``gradings``): drill check's interpreter does not name the file on its command line."""
     drill("start", "unbroadcast")
     path = tmp_path / "solutions" / "unbroadcast.py"
-    source = in_unbroadcast("import time\nwhile True:\n    time.sleep(0.01)")
+    pids = str(tmp_path / "gradings")
+    source = in_unbroadcast(
+        f"import os, time\nopen({pids!r}, 'a').write(f'{{os.getpid()}}\\n')\nwhile True:\n    time.sleep(0.01)"
+    )
     path.write_text(source, encoding="utf-8")
     return path, source
+
+
+def gradings(path: Path) -> set[int]:
+    """The processes of the gradings of ``path`` alive now: those naming it, those that ran it."""
+    ran = path.parent.parent / "gradings"
+    pids = {int(line) for line in ran.read_text().split()} if ran.exists() else set()
+    return naming(str(path)) | {pid for pid in pids if _alive(pid)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(hanging_attempt):
@@ -123,7 +142,7 @@ def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(hanging_atte
     for delay in (*DELAYS, 2.5, 4.0):  # the last ones: well into the grading's tests
         for _ in range(2):
             assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD))
-    wait_until(lambda: not naming(str(path)), GONE_WITHIN, "a grading outlived drill check")
+    wait_until(lambda: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
     after = active()
     assert after is not None and after.id == before.id and after.splits == before.splits
     assert path.read_text(encoding="utf-8") == source
@@ -143,7 +162,7 @@ def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):
     path, _ = hanging_attempt
     for delay in (0.0, 0.2, 0.5, 2.0):
         assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD, times=2))
-    wait_until(lambda: not naming(str(path)), GONE_WITHIN, "a grading outlived drill check")
+    wait_until(lambda: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
 
 
 def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):

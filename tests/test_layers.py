@@ -39,9 +39,15 @@ ALLOWED = {
         "grader",
     },  # and drills.__version__
     "drills.__main__": {"drills.entry"},
-    "drills.entry": {"drills.cli", "drills.commands.quick", "drills.commands.quick_help", "drills.ascii_fallback"},
-    # the console entry point: before the heavy imports; the commands typed bare (drills/commands/quick.py)
-    # and the app's help (quick_help.py) answer without typer
+    "drills.entry": {
+        "drills.cli",
+        "drills.commands.quick",
+        "drills.commands.quick_help",
+        "drills.ascii_fallback",
+        "grader",
+    },  # the console entry point: before the heavy imports; the commands typed bare (drills/commands/quick.py)
+    # and the app's help (quick_help.py) answer without typer; drill check's grading interpreter starts first
+    # (grader/spawn.py, start_early)
     "drills.ascii_fallback": set(),
 }
 MAX_LINES = 420  # "about 400": what one sitting reads

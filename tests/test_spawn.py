@@ -16,7 +16,8 @@ import pytest
 
 from grader.catalog import load_catalog
 from grader.run import grade_file
-from grader.spawn import SPARES, Filling, SpawnRunner
+from grader.spare import Filling
+from grader.spawn import SPARES, SpawnRunner
 from grader.worker import WarmRunner
 from tests.mutants import MUTANTS
 from tests.processes import wait_until

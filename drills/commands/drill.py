@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drills.commands.common import Terminal, history, rung_target, unrecorded_line
 from drills.errors import DrillError
@@ -16,6 +16,9 @@ from drills.store.history import Attempt, History
 from drills.store.paths import default_workspace
 from drills.store.states import RUNGS, Rung
 from drills.views import lines, report
+
+if TYPE_CHECKING:
+    from grader.process import Runner
 
 
 def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung: str | None = None) -> None:
@@ -98,13 +101,15 @@ def ladder(term: Terminal) -> None:
     term.out.print(ladder_view(list(spots.values()), times))
 
 
-def check(term: Terminal, oracle: str) -> int:
-    """Grade once; the exit status: 0 when the attempt passed."""
+def check(term: Terminal, oracle: str, runner: Runner | None = None) -> int:
+    """Grade once, with ``runner`` (drill check's: an interpreter started before this module was even
+    imported, drills/cli.py, grader/spawn.py ``OneShot``; None: the drill loop's own, a fresh one); the
+    exit status: 0 when the attempt passed."""
     from drills.commands.options import oracle_mode  # here: it imports typer, which status and list skip
 
     oracle = oracle_mode(oracle)
     with history(term) as store:
-        checked = session.check(store, term.clock, oracle=oracle)
+        checked = session.check(store, term.clock, oracle=oracle, runner=runner)
         if checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
             term.out.print(report.grade_report(checked.result))
             term.err.print(unrecorded_line(checked.unrecorded))
