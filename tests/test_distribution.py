@@ -12,9 +12,12 @@ import tarfile
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
+
+from grader.record import differences
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -40,6 +43,27 @@ def test_oracle_extra_takes_any_torch_from_2_1():
 def test_dev_extra_keeps_the_exact_torch_of_ci():
     dev = _torch("dev")
     assert [(s.operator, s.version) for s in dev.specifier] == [("==", "2.13.0")], str(dev)
+
+
+def test_readme_says_how_to_get_a_cpu_only_torch_and_check_the_recording():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in (
+        "pip install torch --index-url https://download.pytorch.org/whl/cpu",
+        "pip install -e '.[oracle]'",
+        "python -m grader.record --check",
+    ):
+        assert command in readme, f"README: no {command}"
+
+
+def test_record_check_passes_another_torchs_last_bits_and_nothing_more(tmp_path):
+    """What the README says of ``--check``: answers a few ulps apart match, answers 1e-9 apart do not."""
+    rng = np.random.default_rng(27)
+    answer = rng.standard_normal(64) * 10.0 ** rng.integers(-3, 4, 64)
+    np.savez(tmp_path / "recorded.npz", **{"t#0|grad": answer, "t#0|digest": np.array("d")})
+    for name, factor in (("ulps", 1 + 4 * np.finfo(float).eps), ("differs", 1 + 1e-9)):
+        np.savez(tmp_path / f"{name}.npz", **{"t#0|grad": answer * factor, "t#0|digest": np.array("d")})
+    assert differences(tmp_path / "recorded.npz", tmp_path / "ulps.npz") == []
+    assert differences(tmp_path / "recorded.npz", tmp_path / "differs.npz") == ["differs from live torch: t#0|grad"]
 
 
 def test_license_and_index_metadata():
