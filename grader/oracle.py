@@ -89,7 +89,8 @@ class LiveOracle(Oracle):
         except ImportError as exc:
             raise OracleError(
                 "torch is not installed, and the live oracle needs it: "
-                "pip install torch==2.13.0 (or use the recorded oracle)"
+                "pip install torch (2.1 or later; a CPU build: --index-url https://download.pytorch.org/whl/cpu),"
+                " or use the recorded oracle"
             ) from exc
         self.torch = torch
 
