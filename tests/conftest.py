@@ -3,9 +3,12 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import signal
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
@@ -49,6 +52,41 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     so that plain ``pytest`` runs where pytest-xdist is not installed."""
     if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
         config.option.dist = "worksteal"
+
+
+CPU_LOG = "DRILL_TEST_CPU_LOG"
+"""Where to log each test's wall and CPU seconds, its children's included (a path; one file per xdist
+worker beside it): what a test costs, to find the dear ones (``python tests/cpu_report.py PATH``)."""
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process, of its children waited for, and of its live descendants (with
+    theirs): the warm grading worker's forks count when they end, not when the worker does."""
+    import psutil
+
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = mine.ru_utime + mine.ru_stime + waited.ru_utime + waited.ru_stime
+    for child in psutil.Process().children(recursive=True):
+        try:
+            t = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    log = os.environ.get(CPU_LOG)
+    if not log:
+        yield
+        return
+    cpu, wall = _cpu_seconds(), time.perf_counter()
+    yield
+    line = {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu}
+    with open(f"{log}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}", "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @pytest.fixture(autouse=True)
