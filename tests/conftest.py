@@ -3,9 +3,13 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import signal
 import sqlite3
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC
@@ -33,12 +37,25 @@ ones a loaded machine cannot reach, where the product's (5 s a test, 120 s a che
 load of 10 and failed tests that were not about them. A test about a limit sets its own."""
 
 
+BYTECODE = Path(tempfile.gettempdir()) / f"drill-tests-bytecode-{os.getuid() if hasattr(os, 'getuid') else 0}"
+"""Where the suite's processes keep Python's bytecode when the machine says write none
+(PYTHONDONTWRITEBYTECODE, set on the machine the suite was measured on): without it each of the
+suite's hundreds of children (drill, a grading) compiled drill's and the grader's modules anew (0.1 s
+of a 0.3 s ``drill stats``) and each xdist worker rewrote every test module's asserts (4 of its 6 s of
+collection). Outside the repository, as that setting wants. Solutions are compiled from their source
+at every grading (grader/sandbox.py), never from this cache."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Every test process (xdist's workers included) grades with GRADING_LIMITS; and the ``drill`` it
+    """Python's bytecode is cached (BYTECODE), for the xdist workers and every child: this runs in
+    the controller before the workers start. Every test process (xdist's workers included) grades
+    with GRADING_LIMITS; and the ``drill`` it
     starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
     os.environ.update(GRADING_LIMITS)
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
     # The grader's marks, which its test modules apply as they are imported: tests/test_localize.py
     # draws the random graphs they draw.
     for target in CATALOG.every:
@@ -56,6 +73,41 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     so that plain ``pytest`` runs where pytest-xdist is not installed."""
     if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
         config.option.dist = "worksteal"
+
+
+CPU_LOG = "DRILL_TEST_CPU_LOG"
+"""Where to log each test's wall and CPU seconds, its children's included (a path; one file per xdist
+worker beside it): what a test costs, to find the dear ones (``python tests/cpu_report.py PATH``)."""
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process, of its children waited for, and of its live descendants (with
+    theirs): the warm grading worker's forks count when they end, not when the worker does."""
+    import psutil
+
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = mine.ru_utime + mine.ru_stime + waited.ru_utime + waited.ru_stime
+    for child in psutil.Process().children(recursive=True):
+        try:
+            t = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    log = os.environ.get(CPU_LOG)
+    if not log:
+        yield
+        return
+    cpu, wall = _cpu_seconds(), time.perf_counter()
+    yield
+    line = {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu}
+    with open(f"{log}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}", "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ move or go without changing which code a mutant replaces (``Mutant.apply``)."""
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +15,12 @@ from pathlib import Path
 MUTANTS_FILE = Path(__file__).with_name("mutants.toml")
 
 
-def code_only(text: str) -> tuple[str, list[int]]:
+@functools.lru_cache(maxsize=8)
+def code_only(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` without its comments: each ``# ...`` cut with the blanks before it, each line that held
-    only a comment left out; and for each character kept, where it stood in ``text``.
+    only a comment left out; and for each character kept, where it stood in ``text``. The last few
+    texts are kept: the reference, read for each of its 92 mutants, is read once (a character at a
+    time, in Python); only a few, as a whole file's positions take megabytes.
 
     Read one line after another, with the quotes of string literals followed (triple-quoted ones across
     lines), so that a ``#`` inside a string is code. Works on a fragment of a file as on a whole one."""
@@ -55,7 +59,7 @@ def code_only(text: str) -> tuple[str, list[int]]:
             kept.append(ch)
             origin.append(start + (offset if offset < len(code) else end + offset - len(code)))
         start += len(line)
-    return "".join(kept), origin
+    return "".join(kept), tuple(origin)
 
 
 @dataclass(frozen=True)

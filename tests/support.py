@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import IO
 
 import pytest
+import typer.testing
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
@@ -65,6 +66,12 @@ def about(target_ids: set[str]) -> tuple[Question, ...]:
 
 # ---------------------------------------------------------------------------- drill, in process
 
+typer.testing._get_command = functools.cache(typer.testing._get_command)
+"""typer's CliRunner builds drill's click command from the app at every invoke, reading each of its
+commands' signatures (some 10 ms a call, a third of a quick command's time in process); built once per
+process here. The same command each time: what it holds is fixed when cli.py is imported (the
+functions, options and defaults), and what a test changes (the environment, the clock, the consoles,
+the grader) is read when a command runs."""
 RUNNER = CliRunner()
 
 

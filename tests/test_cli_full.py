@@ -152,14 +152,14 @@ def test_check_of_an_endless_loop_ends_with_a_verdict(workspace):
     looping = REFERENCE_SOURCE.replace("        grad = grad.sum(axis=0)\n", "        grad.sum(axis=0)\n")
     assert looping != REFERENCE_SOURCE
     (workspace / "unbroadcast.py").write_text(looping, encoding="utf-8")
-    proc = start_child("check", env={"DRILL_TEST_TIMEOUT": "2"})  # the limit is what this test is about
+    proc = start_child("check", env={"DRILL_TEST_TIMEOUT": "1"})  # the limit is what this test is about
     try:
         output, _ = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         output = None
     finally:
         end_child(proc)
-    assert output is not None, "drill check still grading after 60 s, with a limit of 2 s a test"
+    assert output is not None, "drill check still grading after 60 s, with a limit of 1 s a test"
     assert proc.returncode == 1 and "unbroadcast" in output
     assert "was stopped" in output and "an infinite loop?" in output
 

@@ -5,6 +5,11 @@ Every command is run in a real child with ``PYTHONIOENCODING=cp1252`` (a Windows
 page) and its output redirected to a pipe, as in CI or ``drill stats > file``: before, ``check``,
 ``status``, ``stats``, ``review``, ``grade`` and ``start`` died of UnicodeEncodeError there. What cp1252
 cannot hold is written as an ASCII look-alike (drills/ascii_fallback.py).
+
+A user's whole session (35 commands) runs in one child interpreter that calls drill's entry point
+(``drills.entry.main``, what ``python -m drills`` runs) once per command on the same cp1252 pipes,
+as a shell would run them one after the other; its gradings start their own processes as ever. The
+other tests here start one ``python -m drills`` per command.
 """
 
 from __future__ import annotations
@@ -89,18 +94,59 @@ def _session(tmp_path: Path) -> list[tuple[tuple[str, ...], int]]:
     ]
 
 
+END = "\x1e end of a command: exit "
+"""What the session's interpreter writes to both pipes after each command (ASCII: cp1252 holds it)."""
+SESSION = f"""
+import json, shutil, sys, traceback
+from drills.entry import main
+
+for args in json.loads(sys.argv[1]):
+    if args[0] == "write":  # the user saves a wrong unbroadcast
+        shutil.copyfile(args[1], args[2])
+        continue
+    sys.argv = ["drill", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = 0 if exc.code is None else exc.code
+    except BaseException:
+        traceback.print_exc()
+        code = "raised"
+    sys.stdout.write({END!r} + str(code) + "\\n")
+    sys.stdout.flush()
+    sys.stderr.write({END!r} + "\\n")
+    sys.stderr.flush()
+"""
+"""Runs each command of argv[1] (a JSON list) through drill's entry point, one after the other."""
+
+
 def test_every_command_writes_cp1252_to_a_pipe(tmp_path):
-    seen = []
-    for args, code in _session(tmp_path):
-        if args == ("write", "failing"):  # the user saves a wrong unbroadcast
-            (tmp_path / "solutions" / "unbroadcast.py").write_text((tmp_path / "failing.py").read_text())
-            continue
-        proc = run_cp1252(*args)
-        text = said_cp1252(proc)
-        assert "Traceback" not in text and "UnicodeEncodeError" not in text, f"drill {' '.join(args)}:\n{text}"
-        assert proc.returncode == code, f"drill {' '.join(args)} exited {proc.returncode}:\n{text}"
-        seen.append(args)
-    assert len(seen) == len(_session(tmp_path)) - 1
+    session = _session(tmp_path)
+    steps = [
+        ["write", str(tmp_path / "failing.py"), str(tmp_path / "solutions" / "unbroadcast.py")]
+        if args == ("write", "failing")
+        else list(args)
+        for args, _ in session
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", SESSION, json.dumps(steps)],
+        cwd=ROOT,
+        env={**os.environ, **CP1252},
+        input=b"",
+        capture_output=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, said_cp1252(proc)
+    outs = proc.stdout.decode("cp1252").split(END)
+    errs = proc.stderr.decode("cp1252").split(END)
+    ran = [(args, code) for args, code in session if args != ("write", "failing")]
+    assert len(outs) == len(errs) == len(ran) + 1, said_cp1252(proc)[-3000:]
+    for i, (args, code) in enumerate(ran):  # outs[i + 1] starts with command i's status, then command i + 1's output
+        status = outs[i + 1].partition("\n")[0]
+        shown = (outs[i] if i == 0 else outs[i].partition("\n")[2]) + errs[i].removeprefix("\n")
+        assert "Traceback" not in shown and "UnicodeEncodeError" not in shown, f"drill {' '.join(args)}:\n{shown}"
+        assert status == str(code), f"drill {' '.join(args)} exited {status}:\n{shown}"
 
 
 def test_what_cp1252_lacks_reads_as_ascii(tmp_path):

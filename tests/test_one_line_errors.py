@@ -55,10 +55,10 @@ def test_grade_json_prints_an_error_object(path, args, says, tmp_path, wide_term
     assert says in data["error"] and one_error_line(result) == f"error: {data['error']}"
 
 
-def test_a_verdict_carries_the_version_too():
-    proc = run_drill("grade", str(REFERENCE), "-t", "unbroadcast", "--json")
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 0 and data["version"] == JSON_VERSION and data["passed"] is True
+def test_a_verdict_carries_the_version_too(reference_verdict):
+    """The run's one real ``drill grade --json`` of the reference (tests/conftest.py)."""
+    data = json.loads(str(reference_verdict["stdout"]))
+    assert reference_verdict["returncode"] == 0 and data["version"] == JSON_VERSION and data["passed"] is True
 
 
 # ---------------------------------------------------------------------------- the fuzz findings
@@ -74,10 +74,10 @@ def test_a_json_nested_too_deeply_is_one_line(tmp_path, wide_terminal):
 
 @pytest.mark.parametrize("number", ["99999999999999999999", "-99999999999999999999", str(2**63)])
 @pytest.mark.parametrize("option", ["--attempt", "--save"])
-def test_a_number_too_large_for_the_history_is_one_line(option, number):
+def test_a_number_too_large_for_the_history_is_one_line(option, number, warm_grading):
     """Before: OverflowError (a Python int too large for SQLite's INTEGER), taken to the history."""
     drill("start", "unbroadcast")
-    drill("check", code=1)  # one graded save
+    drill("check", code=1)  # one graded save (in a fork of the warm worker)
     result = drill("restore", "unbroadcast", option, number, code=2)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output and "Overflow" not in result.output

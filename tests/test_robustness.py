@@ -1,8 +1,15 @@
 """Broken, hostile and unlucky: every case of issue 5 gets a clear verdict, a clean exit, and leaves
-the timer and the history intact. Solutions are graded in real child processes, as users run them."""
+the timer and the history intact. Solutions are graded in real child processes, as users run them:
+``drill grade`` in a child of its own, with its own grading interpreter, where the case is about the
+grading process (it loops, recurses without end, exits, crashes, exhausts memory or floods its
+output); where it is about what the verdict says of a file (it does not compile, import or define
+what it should, imports what is refused, exits by SystemExit, writes to its inputs), ``drill grade``
+in process, its grading in a fork of the warm worker (tests/conftest.py: the same grading in a child
+process, without two interpreters started for it)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -16,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from drills.loop.stubs import stub_for
+from grader import run as grader_run
 from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
@@ -58,6 +66,8 @@ class Case:
     says: tuple[str, ...]
     """What the verdict must say (each, in the human report)."""
     passes: bool = False
+    process: bool = False
+    """About the grading process (it ends, hangs or floods): graded by ``drill grade`` in a real child."""
 
 
 CASES = [
@@ -79,27 +89,36 @@ CASES = [
         in_unbroadcast("while True:\n    pass"),
         "unbroadcast",
         ("was stopped in unbroadcast", "an infinite loop?", "solution.py:"),
+        process=True,
     ),
     Case(
         "unbounded-recursion",
         in_unbroadcast("return unbroadcast(grad, shape)"),
         "unbroadcast",
         ("RecursionError", "explicit stack"),
+        process=True,
     ),
     Case(
         "sys-exit-at-import", SOURCE + "\nimport sys\nsys.exit(3)\n", "unbroadcast", ("could not import", "SystemExit")
     ),
     Case("sys-exit-in-an-op", in_exp("import sys\nsys.exit(0)"), "unary", ("Tensor.exp", "SystemExit")),
-    Case("os-exit-at-import", SOURCE + "\nimport os\nos._exit(0)\n", "unbroadcast", ("os._exit",)),
-    Case("os-exit-in-an-op", in_exp("import os\nos._exit(1)"), "unary", ("os._exit",)),
-    Case("segfault", in_unbroadcast("import ctypes\nctypes.string_at(0)"), "unbroadcast", ("segmentation fault",)),
-    Case("allocates-100-gb", in_unbroadcast("np.ones(int(100e9 / 8))"), "unbroadcast", ("MemoryError",)),
+    Case("os-exit-at-import", SOURCE + "\nimport os\nos._exit(0)\n", "unbroadcast", ("os._exit",), process=True),
+    Case("os-exit-in-an-op", in_exp("import os\nos._exit(1)"), "unary", ("os._exit",), process=True),
+    Case(
+        "segfault",
+        in_unbroadcast("import ctypes\nctypes.string_at(0)"),
+        "unbroadcast",
+        ("segmentation fault",),
+        process=True,
+    ),
+    Case("allocates-100-gb", in_unbroadcast("np.ones(int(100e9 / 8))"), "unbroadcast", ("MemoryError",), process=True),
     Case(
         "prints-10-mb-per-test",
         in_unbroadcast("print('x' * 10_000_000)"),
         "unbroadcast",
         (f"{N} tests passed",),
         passes=True,
+        process=True,
     ),
     Case(
         "prints-then-fails",
@@ -112,12 +131,14 @@ CASES = [
             "│ to stdout │ to stderr",
             "│ as bytes",
         ),  # in the order written (the bytes bypass the text buffer)
+        process=True,
     ),
     Case(
         "prints-10-mb-then-fails",
         in_unbroadcast("print('x' * 10_000_000)\nreturn grad"),
         "unbroadcast",
         ("tests failed", "your code printed:", "more line (output was cut)", "MB more than the grader keeps"),
+        process=True,
     ),
     Case(
         "mutates-its-inputs",
@@ -157,16 +178,30 @@ def drill_fast(*args: str) -> subprocess.CompletedProcess[str]:
     return run_drill(*args, env=FAST_LIMITS, timeout=180)
 
 
+@pytest.fixture
+def warm_drill_grade(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
+    """``drill grade`` in process grades in a fork of the warm worker, not in a fresh interpreter."""
+    monkeypatch.setattr(grader_run, "grade_file", functools.partial(grader_run.grade_file, runner=warm_runner))
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path):
-    """One real `drill grade --json` per case: its exit status and JSON object, then the report a
-    person reads, drawn from that object (as `drill status` draws it from the history)."""
+def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path, request):
+    """One `drill grade --json` per case (a real one where the case is about the grading process, see
+    above): its exit status and JSON object, then the report a person reads, drawn from that object
+    (as `drill status` draws it from the history)."""
     path = tmp_path / "solution.py"
     write(path, case.source)
-    proc = drill_fast("grade", str(path), "-t", case.target, "--json")
-    assert proc.returncode == (0 if case.passes else 1), proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stdout + proc.stderr
-    verdict = json.loads(proc.stdout)  # the JSON object, in every case
+    if case.process:
+        proc = drill_fast("grade", str(path), "-t", case.target, "--json")
+        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    else:
+        request.getfixturevalue("warm_drill_grade")
+        done = drill("grade", str(path), "-t", case.target, "--json", code=None)
+        code, stdout, stderr = done.exit_code, done.stdout, done.stderr
+        assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    assert code == (0 if case.passes else 1), stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    verdict = json.loads(stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
     text = human_report(verdict)
     for phrase in case.says:
