@@ -97,8 +97,10 @@ def _session(tmp_path: Path) -> list[tuple[tuple[str, ...], int]]:
 END = "\x1e end of a command: exit "
 """What the session's interpreter writes to both pipes after each command (ASCII: cp1252 holds it)."""
 SESSION = f"""
-import json, shutil, sys, traceback
+import atexit, json, shutil, sys, traceback
 from drills.entry import main
+
+atexit.register(lambda: None)  # an exit handler: drill then never leaves at once (entry.leave_at_once), the session goes on
 
 for args in json.loads(sys.argv[1]):
     if args[0] == "write":  # the user saves a wrong unbroadcast
