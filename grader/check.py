@@ -264,11 +264,15 @@ class Grading:
 
     def ran(self, symbol: str, out: Any) -> str:
         """``symbol``, or the file's own derived op (DERIVED) when its closure made ``out``."""
-        code = getattr(getattr(out, "_backward", None), "__code__", None)
-        if code is None or resolved(code.co_filename) != self.blame.impl_path:
-            return symbol
-        made_by = self.blame.symbol_of(code.co_qualname)
+        made_by = self.made_by(out)
         return made_by if made_by in DERIVED.get(symbol, ()) else symbol
+
+    def made_by(self, node: Any) -> str | None:
+        """The user's symbol whose closure is ``node``'s ``_backward`` (None: not the user's file's)."""
+        code = getattr(getattr(node, "_backward", None), "__code__", None)
+        if code is None or resolved(code.co_filename) != self.blame.impl_path:
+            return None
+        return self.blame.symbol_of(code.co_qualname)
 
     def check_intact(
         self, symbol: str, names: Sequence[str], leaves: Sequence[Any], before: Sequence[np.ndarray], when: str

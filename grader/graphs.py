@@ -21,7 +21,7 @@ from grader.blame import NODE_HINT, node_problem
 from grader.check import GradeFailure, Grading
 from grader.compare import add_into
 from grader.localize import culprit
-from grader.programs import GLUE_OPS, Program
+from grader.programs import Program
 
 DEEP_OPS = 10_000
 """The contract's deep chain (grader/contract.py DEEP): no recursion limit on a chain of this many ops."""
@@ -126,7 +126,7 @@ def check_program(grade: Grading, program: Program, what: str) -> None:
         _check_program(grade, program, what)
     except GradeFailure as failure:
         named = failure.symbol != what or failure.timed_out  # Tensor.__init__'s, say: already named
-        found = None if named else culprit(grade, program, Glue(grade), tuple(GLUE_OPS))
+        found = None if named else culprit(grade, program, Glue(grade))
         if found is None:
             raise
         hint = f"{found.text}; graph: {program.describe()}"

@@ -15,16 +15,14 @@ needed: this runs on a recorded oracle too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from grader.check import resolved
 from grader.compare import TestTimeout, backprop, graph_order, seed
 from grader.probes import culprits
-from grader.programs import Op, Program, Step
+from grader.programs import GLUE_OPS, Op, Program, Step
 
 if TYPE_CHECKING:
     from grader.check import Grading
@@ -43,18 +41,14 @@ class Finding:
     """What the step alone gives, for the hint."""
 
 
-def culprit(grade: Grading, program: Program, glue: Any, glue_ops: Sequence[str]) -> Finding | None:
-    """The first step of ``program`` (of an op not in ``glue_ops``) that is wrong alone, or None;
-    ``glue`` is grader/graphs.py's ``Glue`` on the user's engine, which the steps' ops take."""
+def culprit(grade: Grading, program: Program, glue: Any) -> Finding | None:
+    """The first step of ``program`` (of one of the user's ops, not ``GLUE_OPS``) that is wrong alone, or
+    None; ``glue`` is grader/graphs.py's ``Glue`` on the user's engine, which the steps' ops take."""
     values = list(program.leaves)
-    names = [f"x{i}" for i in range(len(program.leaves))]
-    for i, step in enumerate(program.steps):
+    for i, (step, line) in enumerate(zip(program.steps, program.lines(), strict=True)):
         op = program.ops[step.op]
-        args = [values[a] for a in step.args]
-        line = f"t{i} = " + op.text.format(*[names[a] for a in step.args], p=step.param)
-        values.append(op.numpy(*args, step.param))
-        names.append(f"t{i}")
-        if step.op in glue_ops:
+        values.append(op.numpy(*[values[a] for a in step.args], step.param))
+        if step.op in GLUE_OPS:
             continue
         try:
             found = _alone(grade, glue, op, step, values, i)
@@ -119,11 +113,8 @@ def _symbol(grade: Grading, out: Any, leaves: list[Any]) -> str | None:
     ran: list[str] = []
     inputs = {id(leaf) for leaf in leaves}
     for node in reversed(graph_order(out)):
-        code = getattr(getattr(node, "_backward", None), "__code__", None)
-        if id(node) in inputs or code is None or resolved(code.co_filename) != grade.blame.impl_path:
-            continue
-        symbol = grade.blame.symbol_of(code.co_qualname)
-        if symbol not in ran:
+        symbol = None if id(node) in inputs else grade.made_by(node)
+        if symbol is not None and symbol not in ran:
             ran.append(symbol)
     if len(ran) > 1:
         wrong = [symbol for symbol, _ in culprits(grade.impl, ran)]

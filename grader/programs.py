@@ -62,13 +62,16 @@ class Program:
     ops: dict[str, Op]
 
     def describe(self) -> str:
-        names = [f"x{i}{leaf.shape}" for i, leaf in enumerate(self.leaves)]
-        text = []
-        for i, step in enumerate(self.steps):
-            line = self.ops[step.op].text.format(*[names[a].split("(")[0] for a in step.args], p=step.param)
-            text.append(f"t{i} = {line}")
-            names.append(f"t{i}")
-        return f"leaves {', '.join(names[: len(self.leaves)])}; " + "; ".join(text)
+        leaves = ", ".join(f"x{i}{leaf.shape}" for i, leaf in enumerate(self.leaves))
+        return f"leaves {leaves}; " + "; ".join(self.lines())
+
+    def lines(self) -> list[str]:
+        """Each step as a failure message reads it: ``t3 = t1 * x0``."""
+        names = [f"x{i}" for i in range(len(self.leaves))] + [f"t{i}" for i in range(len(self.steps))]
+        ops = self.ops
+        return [
+            f"t{i} = " + ops[s.op].text.format(*[names[a] for a in s.args], p=s.param) for i, s in enumerate(self.steps)
+        ]
 
     def sinks(self) -> list[int]:
         used = {a for step in self.steps for a in step.args}

@@ -18,7 +18,7 @@ from grader.check import Grading
 from grader.graphs import Glue
 from grader.localize import culprit
 from grader.probes import PROBES
-from grader.programs import GLUE_OPS, Program, random_program
+from grader.programs import Program, random_program
 from grader.test_arith import ARITH_OPS, _draw_arith
 from grader.test_softmax import SOFTMAX_OPS, _draw_softmax
 from grader.test_unary import UNARY_OPS, _draw_unary
@@ -55,7 +55,7 @@ def _findings(path: Path, target: str) -> list[tuple[int, str, str]]:
     grade = _grading(path, load(path), target)
     found = []
     for seed in SEEDS:
-        finding = culprit(grade, GRAPHS[target](np.random.default_rng(seed)), Glue(grade), tuple(GLUE_OPS))
+        finding = culprit(grade, GRAPHS[target](np.random.default_rng(seed)), Glue(grade))
         if finding is not None:
             found.append((seed, finding.symbol, finding.text))
     return found
