@@ -52,8 +52,9 @@ def main() -> None:
     elif args in HELP:  # and the app's help, drawn as typer draws it (unless click would wrap its usage line)
         from drills.commands.quick_help import print_help, usage
 
-        if usage() is not None:
-            command = print_help
+        line = usage()
+        if line is not None:
+            command = partial(print_help, line)
     quick = command is not None
     if command is None:
         from drills.cli import main as command

@@ -48,12 +48,10 @@ def usage_line(prog: str) -> str | None:
     return line if len(line) <= width else None
 
 
-def print_help() -> None:
-    """Print the app's help on stdout as typer does (``usage`` is not None)."""
+def print_help(line: str) -> None:
+    """Print the app's help on stdout as typer does, under ``line``, the usage line ``usage`` gave."""
     from drills.commands import help_text
 
-    line = usage()
-    assert line is not None, "a usage line click wraps: the help is typer's"
     draw(line, help_text.APP_HELP, help_text.OPTIONS, help_text.COMMANDS)
 
 
