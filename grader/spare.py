@@ -72,7 +72,7 @@ def _open_recording(opened: list[Filling]) -> Callable[..., None]:
         if path.exists():
             replay = oracle.ReplayOracle(path)
             replay.store = filling = Filling(replay.store)
-            oracle._PRELOADED[path.resolve()] = replay
+            oracle.keep(replay, path)
             opened.append(filling)
 
     return preload
