@@ -85,32 +85,6 @@ def _graph(impl: ModuleType) -> str | None:
     return compare("x.grad of sum(x + x)", x.grad, 2 * np.ones(3))
 
 
-S = _softmax(X)
-PROBES: dict[str, Callable[[ModuleType], str | None]] = {
-    "unbroadcast": _unbroadcast,
-    "Tensor.backward": _graph,
-    "Tensor.__add__": _op_probe(lambda a, b: a + b, [X, Y], G, X + Y, [G, G.sum(0)]),
-    "Tensor.__mul__": _op_probe(lambda a, b: a * b, [X, Y], G, X * Y, [G * Y, (G * X).sum(0)]),
-    "Tensor.__pow__": _op_probe(lambda a: a**3, [X], G, X**3, [3 * X**2 * G]),
-    "Tensor.__matmul__": _op_probe(lambda a, b: a @ b, [X, W], GW, X @ W, [GW @ W.T, X.T @ GW]),
-    "Tensor.sum": _op_probe(lambda a: a.sum(axis=0), [X], G[0], X.sum(0), [np.broadcast_to(G[0], X.shape)]),
-    "Tensor.mean": _op_probe(lambda a: a.mean(axis=1), [X], G[:, 0], X.mean(1), [np.repeat(G[:, :1], 3, 1) / 3]),
-    "Tensor.exp": _op_probe(lambda a: a.exp(), [X], G, np.exp(X), [G * np.exp(X)]),
-    "Tensor.log": _op_probe(lambda a: a.log(), [np.abs(X) + 1], G, np.log(np.abs(X) + 1), [G / (np.abs(X) + 1)]),
-    "Tensor.relu": _op_probe(lambda a: a.relu(), [X], G, np.maximum(X, 0), [G * (X > 0)]),
-    "Tensor.sigmoid": _op_probe(
-        lambda a: a.sigmoid(), [X], G, 1 / (1 + np.exp(-X)), [G * np.exp(-X) / (1 + np.exp(-X)) ** 2]
-    ),
-    "Tensor.tanh": _op_probe(lambda a: a.tanh(), [X], G, np.tanh(X), [G * (1 - np.tanh(X) ** 2)]),
-    "Tensor.softmax": _op_probe(lambda a: a.softmax(), [X], G, S, [S * (G - (G * S).sum(-1, keepdims=True))]),
-    "Tensor.log_softmax": _op_probe(lambda a: a.log_softmax(), [X], G, np.log(S), [G - S * G.sum(-1, keepdims=True)]),
-    "Tensor.reshape": _op_probe(lambda a: a.reshape(3, 2), [X], G.reshape(3, 2), X.reshape(3, 2), [G]),
-    "Tensor.transpose": _op_probe(
-        lambda a: a.transpose(1, 2, 0), [X3], G3, X3.transpose(1, 2, 0), [G3.transpose(2, 0, 1)]
-    ),
-}
-
-
 DX, DY, DW = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
 XY = X + Y  # a (2, 3) partner for the binary duals
 POSITIVE = np.abs(X) + 1.0
@@ -138,7 +112,33 @@ DUAL_PROBES: dict[str, Callable[[ModuleType], str | None]] = {
     "Dual.relu": _dual_probe(lambda a: a.relu(), [(X, DX)], (X > 0) * DX),
     "Dual.tanh": _dual_probe(lambda a: a.tanh(), [(X, DX)], (1 - np.tanh(X) ** 2) * DX),
 }
-PROBES.update(DUAL_PROBES)
+
+
+S = _softmax(X)
+PROBES: dict[str, Callable[[ModuleType], str | None]] = {
+    "unbroadcast": _unbroadcast,
+    "Tensor.backward": _graph,
+    "Tensor.__add__": _op_probe(lambda a, b: a + b, [X, Y], G, X + Y, [G, G.sum(0)]),
+    "Tensor.__mul__": _op_probe(lambda a, b: a * b, [X, Y], G, X * Y, [G * Y, (G * X).sum(0)]),
+    "Tensor.__pow__": _op_probe(lambda a: a**3, [X], G, X**3, [3 * X**2 * G]),
+    "Tensor.__matmul__": _op_probe(lambda a, b: a @ b, [X, W], GW, X @ W, [GW @ W.T, X.T @ GW]),
+    "Tensor.sum": _op_probe(lambda a: a.sum(axis=0), [X], G[0], X.sum(0), [np.broadcast_to(G[0], X.shape)]),
+    "Tensor.mean": _op_probe(lambda a: a.mean(axis=1), [X], G[:, 0], X.mean(1), [np.repeat(G[:, :1], 3, 1) / 3]),
+    "Tensor.exp": _op_probe(lambda a: a.exp(), [X], G, np.exp(X), [G * np.exp(X)]),
+    "Tensor.log": _op_probe(lambda a: a.log(), [np.abs(X) + 1], G, np.log(np.abs(X) + 1), [G / (np.abs(X) + 1)]),
+    "Tensor.relu": _op_probe(lambda a: a.relu(), [X], G, np.maximum(X, 0), [G * (X > 0)]),
+    "Tensor.sigmoid": _op_probe(
+        lambda a: a.sigmoid(), [X], G, 1 / (1 + np.exp(-X)), [G * np.exp(-X) / (1 + np.exp(-X)) ** 2]
+    ),
+    "Tensor.tanh": _op_probe(lambda a: a.tanh(), [X], G, np.tanh(X), [G * (1 - np.tanh(X) ** 2)]),
+    "Tensor.softmax": _op_probe(lambda a: a.softmax(), [X], G, S, [S * (G - (G * S).sum(-1, keepdims=True))]),
+    "Tensor.log_softmax": _op_probe(lambda a: a.log_softmax(), [X], G, np.log(S), [G - S * G.sum(-1, keepdims=True)]),
+    "Tensor.reshape": _op_probe(lambda a: a.reshape(3, 2), [X], G.reshape(3, 2), X.reshape(3, 2), [G]),
+    "Tensor.transpose": _op_probe(
+        lambda a: a.transpose(1, 2, 0), [X3], G3, X3.transpose(1, 2, 0), [G3.transpose(2, 0, 1)]
+    ),
+    **DUAL_PROBES,
+}
 
 
 def culprits(impl: ModuleType, symbols: list[str]) -> list[tuple[str, str]]:
