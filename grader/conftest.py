@@ -19,6 +19,7 @@ from grader import batch, notes, shards
 from grader.blame import Blame
 from grader.catalog import load_catalog
 from grader.check import GradeFailure, Grading, TestTimeout
+from grader.contract import register_marks
 from grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
 from grader.output import bounded_output
 from grader.reporter import Reporter, watch_parent
@@ -61,10 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # once per process: a test's output must not depend on which process of the grading ran it first
     for category in (RuntimeWarning, UserWarning):
         warnings.filterwarnings("always", category=category)
-    for target in CATALOG.every:
-        config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
-    config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
-    config.addinivalue_line("markers", "costly: far slower than its target's other tests: run after them")
+    register_marks(config, CATALOG.every)
     global _TIMED_OUT
     _TIMED_OUT = shards.Timeouts([t.id for t in CATALOG.every])  # this grading's, shared by its copies
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory

@@ -9,12 +9,27 @@ check something no docstring states cannot be written without first stating it t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    from grader.catalog import Target
 
 
 def clause(*phrases: str) -> pytest.MarkDecorator:
     """Mark a test (or a ``pytest.param``) with the contract phrases it relies on."""
     return pytest.mark.clause(*phrases)
+
+
+def register_marks(config: pytest.Config, targets: Iterable[Target]) -> None:
+    """The grader's marks: one per target, ``clause`` and ``costly``. grader/conftest.py registers them,
+    and so does tests/conftest.py, whose tests import the grader's test modules (which apply them)."""
+    for target in targets:
+        config.addinivalue_line("markers", f"{target.marker}: oracle tests of the {target.id} target")
+    config.addinivalue_line("markers", "clause(*phrases): the contract sentences a test relies on (grader/contract.py)")
+    config.addinivalue_line("markers", "costly: far slower than its target's other tests: run after them")
 
 
 # ---------------------------------------------------------------------------- unbroadcast

@@ -25,6 +25,7 @@ from drills.store import faults
 from drills.store.history import History
 from drills.store.paths import history_path
 from grader import spawn, worker
+from grader.contract import register_marks
 from grader.oracle import RECORDING
 from grader.process import Runner
 from grader.verdict import GradeResult, TargetResult
@@ -56,12 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.update(GRADING_LIMITS)
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
-    # The grader's marks, which its test modules apply as they are imported: tests/test_localize.py
-    # draws the random graphs they draw.
-    for target in CATALOG.every:
-        config.addinivalue_line("markers", f"{target.marker}: the oracle tests of {target.id}")
-    config.addinivalue_line("markers", "clause: the contract sentences a grader test relies on")
-    config.addinivalue_line("markers", "costly: a grader test far slower than its target's others")
+    register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
 
