@@ -13,6 +13,7 @@ import typer
 
 from drills.commands import options as opt
 from drills.commands.common import consoles, error_line
+from drills.commands.groups import group_commands
 from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.interview.plan import DEFAULT_MINUTES
 from drills.loop import clock as clocks
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 app = PlainTyper(
     cls=PlainGroup,
     help="autograd-drill: re-implement a tensor autograd engine from memory, against the clock.",
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},  # -h too, as in pip and pytest
 )
@@ -160,7 +161,7 @@ def review(target: opt.TargetArg) -> None:
 
 @app.command()
 def stats(
-    target: Annotated[str | None, typer.Argument(help="One target, or all.")] = None,
+    target: opt.StatsTarget = None,
     plot: opt.PlotFlag = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
@@ -171,10 +172,7 @@ def stats(
 
 @app.command()
 def chart(
-    target: Annotated[
-        str | None,
-        typer.Argument(help="One target (its times in minutes), 'full' (its splits and sum of best), or all."),
-    ] = None,
+    target: opt.ChartTarget = None,
 ) -> None:
     """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
     from drills.commands import practice
@@ -256,7 +254,7 @@ _clock_command("give-up", "End the attempt as not finished; then drill diff show
 
 @app.command()
 def hint(
-    target: Annotated[str | None, typer.Argument(help="Default: the first target not passed yet.")] = None,
+    target: opt.HintTarget = None,
 ) -> None:
     """Reveal one more hint for a target (the attempt counts as assisted)."""
     from drills.commands import drill
@@ -266,7 +264,7 @@ def hint(
 
 @app.command()
 def diff(
-    target: Annotated[str | None, typer.Argument(help="Default: the target of your latest attempt.")] = None,
+    target: opt.DiffTarget = None,
     peek: opt.PeekFlag = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
@@ -277,8 +275,7 @@ def diff(
 
 @app.command()
 def show(target: opt.TargetArg) -> None:
-    """The reference code of TARGET's functions, to read before you first drill it. It marks nothing,
-    unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
+    """The reference code of TARGET's functions, to read before you first drill it. It marks nothing, unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
     from drills.commands import drill
 
     run(drill.show, resolve(target))
@@ -286,13 +283,12 @@ def show(target: opt.TargetArg) -> None:
 
 @app.command()
 def restore(
-    target: Annotated[str | None, typer.Argument(help="Default: the drill of the attempt in progress.")] = None,
+    target: opt.RestoreTarget = None,
     attempt: opt.AttemptOption = None,
     save: opt.SaveOption = None,
     listing: opt.ListSavesFlag = False,
 ) -> None:
-    """Bring back a deleted or overwritten solution file: a graded save (the latest, or --save N of --list)
-    of the attempt in progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
+    """Bring back a deleted or overwritten solution file: a graded save (the latest, or --save N of --list) of the attempt in progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
     from drills.commands import drill
 
     run(drill.restore, resolve_optional(target), attempt, save, listing)
@@ -301,7 +297,7 @@ def restore(
 @app.command()
 def interview(
     minutes: opt.MinutesOption = DEFAULT_MINUTES,
-    target: Annotated[str | None, typer.Option(metavar="ID", help="The coding task. Default: the schedule's.")] = None,
+    target: opt.InterviewTarget = None,
     plan: Annotated[bool, typer.Option("--plan", help="Print the session it would run, and stop.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --plan or --list: as JSON.")] = False,
     past: Annotated[bool, typer.Option("--list", help="The interviews of your history.")] = False,
@@ -398,6 +394,7 @@ def _catalog_in_help() -> None:
 
 
 _catalog_in_help()
+group_commands(app)
 
 
 # `drill check` typed bare answers without building the typer app: building it imports typer's parameter

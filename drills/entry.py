@@ -47,7 +47,9 @@ def main() -> None:
 
     args = tuple(sys.argv[1:])
     command: Callable[[], None] | None = None
-    if args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
+    if completing():  # the shell asks for completions (typer's): argv is bare, but it is not `drill` typed bare
+        pass
+    elif args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
         command = partial(answer_bare, args)
     elif args in HELP:  # and the app's help, drawn as typer draws it (unless click would wrap its usage line)
         from drills.commands.quick_help import print_help, usage
@@ -79,6 +81,12 @@ def main() -> None:
     if quick:
         leave_at_once(code)
     sys.exit(code)  # type: ignore[arg-type]
+
+
+def completing() -> bool:
+    """The shell's completion script runs drill (``_DRILL_COMPLETE=complete_bash``, the variable typer
+    names after the program): it is answered by the app, whatever the arguments (none, usually)."""
+    return any(name.startswith("_") and name.endswith("_COMPLETE") and value for name, value in os.environ.items())
 
 
 def leave_at_once(code: object) -> None:

@@ -1,12 +1,21 @@
 """The conventions of a command-line tool: ``-h`` beside ``--help`` on every command, ``-V`` beside
-``--version``, and the version on a fast path that loads none of the app."""
+``--version``, and the version on a fast path that loads none of the app; the commands grouped in the
+help (drills/commands/groups.py); shell completion that completes target ids."""
 
 from __future__ import annotations
 
-import pytest
+import os
+import subprocess
+import sys
 
-from drills import __version__
-from tests.support import drill, drill_imports, said
+import pytest
+import typer
+import typer.main
+from typer import _click
+
+from drills import __version__, cli
+from drills.commands.groups import GROUP_OF, GROUPS, group_commands, rank
+from tests.support import CATALOG, ROOT, RUNNER, drill, drill_imports, said
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -25,3 +34,84 @@ def test_the_version_in_process_says_the_same(flag):
 def test_dash_h_is_help(argv):
     assert said(drill(*argv)) == said(drill(*argv[:-1], "--help"))
     assert "Usage: " in said(drill(*argv)) and "-h" in said(drill(*argv))
+
+
+# ---------------------------------------------------------------------------- every command, its help and its group
+
+
+def commands() -> list[str]:
+    """Every command of the app, as its help lists them."""
+    group = typer.main.get_command(cli.app)
+    return group.list_commands(_click.Context(group, info_name="drill"))
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_takes_dash_h(name):
+    short, long = drill(name, "-h"), drill(name, "--help")
+    assert short.output == long.output and f" {name} [OPTIONS]" in said(short), said(short)
+    assert "-h, --help" in said(short) or "--help -h" in said(short), said(short)
+
+
+def test_every_command_has_a_group_and_the_help_draws_them_in_order():
+    assert set(commands()) <= set(GROUP_OF), set(commands()) - set(GROUP_OF)
+    assert sorted(commands(), key=rank) == commands()
+    text = drill("--help").output
+    titles = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in text.splitlines() if line.startswith("╭─ ")]
+    assert titles == ["Options", *(g for g in GROUPS if set(GROUPS[g]) & set(commands()))], titles
+    assert "Commands" not in titles
+
+
+def test_a_command_with_no_group_is_refused():
+    stray = typer.Typer()
+    stray.command("frobnicate")(lambda: None)
+    with pytest.raises(KeyError, match="frobnicate"):
+        group_commands(stray)
+
+
+# ---------------------------------------------------------------------------- shell completion
+
+IDS = [t.id for t in CATALOG.every] + ["full"]
+TARGETED = [
+    *(f"{name} " for name in ("start", "review", "show", "stats", "chart", "hint", "diff", "restore")),
+    "grade engine.py --target ",
+    "grade engine.py -t ",
+    "interview --target ",
+]
+
+
+def completed(line: str) -> list[str]:
+    """What bash completes at the end of ``drill LINE``, as typer's completion script asks drill."""
+    words = f"drill {line}"
+    env = {"_DRILL_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split(" ")) - 1)}
+    return RUNNER.invoke(cli.app, [], prog_name="drill", env=env).output.split()
+
+
+@pytest.mark.parametrize("line", TARGETED)
+def test_a_target_completes_as_the_catalogs_ids(line):
+    assert completed(line) == IDS
+    assert completed(line + "c") == [i for i in IDS if i.startswith("c")] == ["cross-entropy", "cotangent"]
+
+
+def test_commands_complete_too_and_the_script_is_shown():
+    assert completed("st") == ["start", "status", "stats"]
+    script = RUNNER.invoke(cli.app, ["--show-completion", "bash"], prog_name="drill").output
+    assert "_DRILL_COMPLETE=complete_bash" in script and "complete -o default -F _drill_completion drill" in script
+
+
+COMPLETE = """
+import sys
+sys.argv = ["/usr/local/bin/drill"]
+from drills.entry import main
+main()
+"""
+
+
+def test_the_console_script_answers_the_shell_not_its_fast_path(tmp_path):
+    """``drill`` typed bare is answered without typer (drills/commands/quick.py); asked by the shell's
+    completion script, with the same bare argv, it is the app that answers."""
+    env = {**os.environ, "DRILL_HOME": str(tmp_path), "_DRILL_COMPLETE": "complete_bash"}
+    env.update(COMP_WORDS="drill start cro", COMP_CWORD="2")
+    done = subprocess.run(
+        [sys.executable, "-c", COMPLETE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "cross-entropy\n", "")

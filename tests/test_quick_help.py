@@ -46,10 +46,14 @@ VARIANTS = {
 KEPT = Path(help_text.__file__)
 
 
-def described() -> tuple[str, tuple[tuple[str, str, str], ...], tuple[tuple[str, str], ...]]:
+Panels = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
+def described() -> tuple[str, tuple[tuple[str, str, str], ...], Panels]:
     """What the help draws, read from the typer app as typer reads it (typer/rich_utils.py): the app's
-    help (its first paragraph), each option's long and short names and help, each command's name and
-    the first paragraph of its short help or help. Anything else typer would draw (an argument, a
+    help (its first paragraph), each option's long and short names and help, the panels of commands
+    (their groups, in order) and in each, each command's name and the first paragraph of its short help
+    or help. Anything else typer would draw (an argument, a
     default, a panel of its own, an epilog) is refused: drills/commands/quick_help.py draws none of it."""
     from drills.cli import app
 
@@ -68,20 +72,23 @@ def described() -> tuple[str, tuple[tuple[str, str, str], ...], tuple[tuple[str,
             for p in (param.help or "").split("\n\n")
         ]
         options.append((long, short, inspect.cleandoc("\n".join(paragraphs).strip())))
-    commands = []
+    panels: dict[str, list[tuple[str, str]]] = {}
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         assert command is not None
         if command.hidden:
             continue
-        assert not command.deprecated and not getattr(command, "rich_help_panel", None), name  # one panel
+        assert not command.deprecated, name
         paragraphs = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")
         head = paragraphs[0].replace("\b\n", "") if paragraphs[0].startswith("\b") else paragraphs[0]
-        commands.append((command.name or "", inspect.cleandoc(head.strip())))
+        panel = getattr(command, "rich_help_panel", None) or "Commands"
+        panels.setdefault(panel, []).append((command.name or "", inspect.cleandoc(head.strip())))
+    assert "Commands" not in panels, "a command with no group (drills/commands/groups.py): typer draws it first"
+    commands = tuple((title, tuple(listed)) for title, listed in panels.items())
     app_help = inspect.cleandoc(first[0].replace("\n", " ").strip())
-    said = [app_help, *(o[2] for o in options), *(c[1] for c in commands)]
+    said = [app_help, *(o[2] for o in options), *(c[1] for _, listed in commands for c in listed)]
     assert not any("\033[" in text for text in said), "typer draws ANSI help as it is: not drawn here"
-    return app_help, tuple(options), tuple(commands)
+    return app_help, tuple(options), commands
 
 
 def source() -> str:
@@ -97,7 +104,7 @@ def source() -> str:
         *(f"    {option!r}," for option in options),
         ")",
         "COMMANDS = (",
-        *(f"    {command!r}," for command in commands),
+        *(f"    {panel!r}," for panel in commands),
         ")",
         "",
     ]
@@ -130,7 +137,7 @@ def test_the_same_bytes_as_typer(env):
         fast, typer = help_by("drills.entry", arg, env), help_by("drills.cli", arg, env)
         assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr) == (0, ""), fast.stderr
         assert fast.stdout == typer.stdout, arg
-        assert "Usage:" in fast.stdout and "drill" in fast.stdout and "Commands" in fast.stdout
+        assert "Usage:" in fast.stdout and "drill" in fast.stdout and "Drilling" in fast.stdout
 
 
 def test_the_program_is_named_as_click_names_it():

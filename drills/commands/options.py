@@ -3,14 +3,41 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from drills.interview.plan import MAX_MINUTES, MIN_MINUTES
 from drills.store.states import RUNGS
 
-TargetArg = Annotated[str, typer.Argument(help="A target id, or full: drill list shows them all.")]
+
+def target_ids(incomplete: str) -> list[str]:
+    """What the shell completes a target as (``drill --install-completion``): the catalog's ids, core
+    and follow-ups, and ``full``, those that start with what is typed so far."""
+    from grader.catalog import FULL, load_catalog
+
+    catalog = load_catalog()
+    return [i for i in (*(t.id for t in catalog.every), FULL) if i.startswith(incomplete)]
+
+
+def target(help: str) -> Any:
+    """A TARGET argument (a drill id, completed by the shell) that may be left out: ``help`` says what then."""
+    return Annotated[str | None, typer.Argument(help=help, autocompletion=target_ids)]
+
+
+TargetArg = Annotated[
+    str, typer.Argument(help="A target id, or full: drill list shows them all.", autocompletion=target_ids)
+]
+StatsTarget = target("One target, or all.")
+ChartTarget = target("One target (its times in minutes), 'full' (its splits and sum of best), or all.")
+HintTarget = target("Default: the first target not passed yet.")
+DiffTarget = target("Default: the target of your latest attempt.")
+RestoreTarget = target("Default: the drill of the attempt in progress.")
+InterviewTarget = Annotated[
+    str | None,
+    typer.Option(metavar="ID", help="The coding task. Default: the schedule's.", autocompletion=target_ids),
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead (its keys: docs/json.md).")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
 """auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): ``oracle_mode``."""
 ORACLES = ("auto", "live", "replay", "fd")
@@ -51,7 +78,9 @@ EditFlag = Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR
 CONTRACT = "docs/contract.md of the repository"
 TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
 EngineFileArg = Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")]
-GradeTargetsOption = Annotated[list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP)]
+GradeTargetsOption = Annotated[
+    list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP, autocompletion=target_ids)
+]
 JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
 ]

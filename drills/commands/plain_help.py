@@ -38,6 +38,14 @@ class PlainGroup(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
         return plain(super().get_params(ctx))
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The commands group by group, as drills/commands/groups.py orders them (the help draws a
+        panel per group, in the order of their first command)."""
+        from drills.commands.groups import GROUP_OF, rank
+
+        last = (len(GROUP_OF), 0)
+        return sorted(super().list_commands(ctx), key=lambda name: rank(name) if name in GROUP_OF else last)
+
 
 class PlainTyper(typer.Typer):
     """A typer app whose commands' help shows no type placeholders (its own, with ``cls=PlainGroup``)."""

@@ -1,6 +1,6 @@
 """``drill -h`` and ``drill --help`` without typer (issue 25, point 4): typer's rich help of the app,
 drawn the way typer 0.29 draws it (typer/rich_utils.py ``rich_format_help``, for what the app has: a
-usage line, its help, the Options panel and the Commands panel) from what drills/commands/help_text.py
+usage line, its help, the Options panel and a panel per group of commands) from what drills/commands/help_text.py
 keeps of the app. Building the app and typer's formatter cost twice ``import typer, rich``.
 
 drills/commands/help_text.py is written by ``python -m tests.test_quick_help`` from the app itself;
@@ -56,8 +56,13 @@ def print_help(line: str) -> None:
 
 
 def draw(
-    usage: str, app_help: str, options: tuple[tuple[str, str, str], ...], commands: tuple[tuple[str, str], ...]
+    usage: str,
+    app_help: str,
+    options: tuple[tuple[str, str, str], ...],
+    panels: tuple[tuple[str, tuple[tuple[str, str], ...]], ...],
 ) -> None:
+    """The help, as typer draws it: ``panels`` are the commands' groups (drills/commands/groups.py), each
+    its title and its commands, a panel apiece, the commands' column as wide as the longest name."""
     from rich.align import Align
     from rich.columns import Columns
     from rich.console import Console, Group
@@ -122,10 +127,12 @@ def draw(
             Columns([highlighter(Text.from_markup(said))]),
         )
     console.print(Panel(grid, border_style="dim", title="Options", title_align="left"))
-    listing = Table(highlight=False, **table)
-    listing.add_column(style="bold cyan", no_wrap=True, width=max((len(name) for name, _ in commands), default=0))
-    listing.add_column("Description", justify="left", no_wrap=False, ratio=10)
-    for name, said in commands:
-        listing.add_row(Text(name), highlighter(Text.from_markup(said)))
-    console.print(Panel(listing, border_style="dim", title="Commands", title_align="left"))
+    widest = max((len(name) for _, commands in panels for name, _ in commands), default=0)
+    for title, commands in panels:
+        listing = Table(highlight=False, **table)
+        listing.add_column(style="bold cyan", no_wrap=True, width=widest)
+        listing.add_column("Description", justify="left", no_wrap=False, ratio=10)
+        for name, said in commands:
+            listing.add_row(Text(name), highlighter(Text.from_markup(said)))
+        console.print(Panel(listing, border_style="dim", title=title, title_align="left"))
     print()  # click's help option then echoes the help its formatter holds: none (rich drew it), and a newline
