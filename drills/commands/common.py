@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -30,8 +30,53 @@ class Terminal:
 
 
 def consoles() -> tuple[Console, Console]:
-    """Standard output and standard error, as every command prints to them."""
-    return Console(highlight=False), Console(stderr=True, highlight=False)
+    """Standard output and standard error, as every command prints to them: ``console``."""
+    return console(stderr=False), console(stderr=True)
+
+
+def console(stderr: bool) -> Console:
+    """A console on stdout (or stderr). In a terminal, rich's as it is. Written elsewhere (a pipe, a
+    file): a line is never broken to the width (``soft_wrap``: the reader's pager or editor wraps it),
+    nor padded with spaces at its end (``Unpadded``); tables and charts keep rich's width (80 columns,
+    or $COLUMNS), so that their columns stay aligned."""
+    made = Console(stderr=stderr, highlight=False)
+    if made.is_terminal:
+        return made
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, file=Unpadded(stderr))
+
+
+class Unpadded:
+    """The standard stream of the moment (a test may swap it), written without the spaces rich pads
+    a line with before its end (a table's last cell, a padded row): they are held until what follows
+    them shows whether the line goes on."""
+
+    def __init__(self, stderr: bool) -> None:
+        self.stderr = stderr
+        self.held = ""
+
+    @property
+    def stream(self) -> IO[str]:
+        import sys
+
+        return sys.stderr if self.stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        import re
+
+        text = re.sub(r"[ \t]+\n", "\n", self.held + text)
+        kept = text.rstrip(" \t")
+        self.held = text[len(kept) :]
+        self.stream.write(kept)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.held:  # a prompt's space (the line ends as the user types): written now
+            self.stream.write(self.held)
+            self.held = ""
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, errors: the stream's
+        return getattr(self.stream, name)
 
 
 def error_line(message: str) -> Text:
