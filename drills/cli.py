@@ -112,11 +112,11 @@ def show_overview() -> None:
 
 
 @app.command("list")
-def list_targets() -> None:
+def list_targets(as_json: opt.JsonFlag = False) -> None:
     """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
     from drills.commands import practice
 
-    run(practice.overview, title=False)
+    run(practice.overview, title=False, as_json=as_json)
 
 
 @app.command("next")
@@ -128,6 +128,7 @@ def next_target(
         Path | None, typer.Option(metavar="DIR", help="Folder for your solution file (with --start).")
     ] = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
+    as_json: opt.JsonFlag = False,
 ) -> None:
     """The target to drill now, chosen by spaced repetition (FSRS) from your history.
 
@@ -137,9 +138,9 @@ def next_target(
 
     with terminal() as term:
         if not start_it:
-            practice.next_target(term)
+            practice.next_target(term, as_json)
             return
-        chosen = practice.chosen_target(term)
+        chosen = practice.chosen_target(term, as_json)
     start(chosen, workspace=workspace, edit=edit)
 
 
@@ -163,11 +164,12 @@ def review(target: opt.TargetArg) -> None:
 def stats(
     target: opt.StatsTarget = None,
     plot: opt.PlotFlag = False,
+    as_json: opt.JsonFlag = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
     from drills.commands import practice
 
-    run(practice.chart if plot else practice.stats, resolve_optional(target))
+    run(practice.stats, resolve_optional(target), plot, as_json)
 
 
 @app.command()
@@ -208,14 +210,14 @@ def full(
 
 
 @app.command()
-def check(oracle: opt.OracleOption = "auto") -> None:
+def check(oracle: opt.OracleOption = "auto", as_json: opt.JsonFlag = False) -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
     from grader.spawn import OneShot
 
     with OneShot() as runner:  # first: its interpreter imports what the grading needs meanwhile
         from drills.commands import drill
 
-        run(drill.check, oracle, runner)
+        run(drill.check, oracle, runner, as_json)
 
 
 @app.command(help=f"Re-grade on every save, with a live timer per target; in a terminal, keys: {key_help()}.")
@@ -227,11 +229,11 @@ def watch(oracle: opt.OracleOption = "auto") -> None:
 
 
 @app.command()
-def status() -> None:
+def status(as_json: opt.JsonFlag = False) -> None:
     """The attempt in progress: its clock, and each target's state."""
     from drills.commands.status import status as body
 
-    run(body)
+    run(body, as_json)
 
 
 def _clock_command(name: str, doc: str) -> None:

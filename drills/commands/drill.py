@@ -101,20 +101,28 @@ def ladder(term: Terminal) -> None:
     term.out.print(ladder_view(list(spots.values()), times))
 
 
-def check(term: Terminal, oracle: str, runner: Runner | None = None) -> int:
+def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bool = False) -> int:
     """Grade once, with ``runner`` (drill check's: an interpreter started before this module was even
     imported, drills/cli.py, grader/spawn.py ``OneShot``; None: the drill loop's own, a fresh one); the
-    exit status: 0 when the attempt passed."""
+    exit status: 0 when the attempt passed. ``as_json``: the verdict and the attempt as one JSON object
+    (drills/commands/as_json.py), the exit status the same."""
     from drills.commands.options import oracle_mode  # here: it imports typer, which status and list skip
 
     oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle, runner=runner)
-        if checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
+        if as_json:
+            from drills.commands import as_json as body
+
+            body.checked(term, checked)
+            if checked.unrecorded is not None:
+                term.err.print(unrecorded_line(checked.unrecorded))
+                return 2
+        elif checked.unrecorded is not None:  # the verdict alone, and why it is not recorded: exit 2
             term.out.print(report.grade_report(checked.result))
             term.err.print(unrecorded_line(checked.unrecorded))
             return 2
-        if checked.finished:
+        elif checked.finished:
             show_finish(term, store, checked)
         else:
             term.out.print(report.check_view(checked, term.clock()))

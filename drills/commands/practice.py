@@ -13,8 +13,12 @@ from drills.views import lines, render
 from grader.catalog import FULL, load_catalog
 
 
-def overview(term: Terminal, title: bool = True) -> None:
+def overview(term: Terminal, title: bool = True, as_json: bool = False) -> None:
     """``drill`` alone (with a title) and ``drill list``: the catalog with your times, and what to do next."""
+    if as_json:
+        from drills.commands import as_json as body
+
+        return body.listing(term)
     if title:
         term.out.print(lines.title())
     with history(term) as store:
@@ -34,9 +38,13 @@ def overview(term: Terminal, title: bool = True) -> None:
         term.out.print(render.next_step(f"drill start {chosen.target}", why))
 
 
-def next_target(term: Terminal) -> None:
+def next_target(term: Terminal, as_json: bool = False) -> None:
     """``drill next``: the queue, the attempt in progress if there is one, and the questions due (none
     before a question was answered: then neither the bank nor their schedule is read)."""
+    if as_json:
+        from drills.commands import as_json as body
+
+        return body.next_target(term)
     from drills.interview import any_answer
 
     with history(term) as store:
@@ -61,8 +69,12 @@ def next_target(term: Terminal) -> None:
         term.out.print(due_questions_view(questions, load_bank(), now))
 
 
-def chosen_target(term: Terminal) -> str:
+def chosen_target(term: Terminal, as_json: bool = False) -> str:
     """``drill next --start``: the target spaced repetition chooses, said before it starts."""
+    if as_json:
+        from drills.errors import DrillError
+
+        raise DrillError("--json is for the queue: drill next --json, or drill next --start without it")
     with history(term) as store:
         now = term.clock()
         told = standings(store, now)
@@ -92,9 +104,17 @@ def review(term: Terminal, target: str) -> None:
     )
 
 
-def stats(term: Terminal, target: str | None) -> None:
-    """Per drill, its recall row, and a row per rung below recall it was drilled on (never mixed)."""
+def stats(term: Terminal, target: str | None, plot: bool = False, as_json: bool = False) -> None:
+    """Per drill, its recall row, and a row per rung below recall it was drilled on (never mixed);
+    with ``plot``, the chart (as ``drill chart``)."""
     from drills.loop.ladder import target_seconds
+
+    if plot and as_json:
+        from drills.errors import DrillError
+
+        raise DrillError("--plot draws a chart: no JSON of it (drill stats --json writes the table's)")
+    if plot:
+        return chart(term, target)
 
     ids = [target] if target else list(load_catalog().drill_ids)
     with history(term) as store:
@@ -105,6 +125,10 @@ def stats(term: Terminal, target: str | None) -> None:
             if told[drill_id].drilled_on(rung):
                 rows.append(told[drill_id].stats(rung, target_seconds(drill_id, rung)))
         rows.append(told[drill_id].stats())
+    if as_json:
+        from drills.commands import as_json as body
+
+        return body.stats(term, rows)
     term.out.print(render.stats_table(rows))
 
 

@@ -8,8 +8,12 @@ from drills.commands.common import Terminal, history, rung_target
 from drills.views import lines, render
 
 
-def status(term: Terminal) -> None:
+def status(term: Terminal, as_json: bool = False) -> None:
     """The attempt in progress; with none, that is an answer too (and what to start)."""
+    if as_json:
+        from drills.commands import as_json as body
+
+        return body.status(term)
     with history(term) as store:
         attempt = store.active()
         if attempt is None:
