@@ -145,8 +145,10 @@ def test_an_interview_part_and_a_plan_read_back_as_their_kinds(store):
 
 def test_the_watch_key_table_drives_the_help_the_key_bars_and_the_handling():
     help_text = " ".join(said(drill("watch", "--help")).split())
-    assert f"keys: {key_help()}." in help_text and key_help() == "h hint, p pause/resume, r grade, d diff, q quit"
-    assert key_bar(Bar.RUNNING) == " · ".join(f"{k.key} {k.running}" for k in WATCH_KEYS)
+    assert f"keys: {key_help()}." in help_text and key_help() == (
+        "h hint, p pause/resume, r grade, d diff, n next drill (once the attempt ended), q quit"
+    )
+    assert key_bar(Bar.RUNNING) == " · ".join(f"{k.key} {k.running}" for k in WATCH_KEYS if k.running)
     assert set(KEYS) == {k.key for k in WATCH_KEYS} and set(KEYS.values()) == set(Action)
     handled = {a.attr for a in ast.walk(ast.parse((ROOT / "drills/loop/watch.py").read_text(encoding="utf-8")))
                if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "Action"}  # fmt: skip
@@ -165,7 +167,10 @@ def test_each_key_bar_names_the_keys_the_table_offers_in_that_state(store):
         shown = drawn(report.watch_screen(state, T0 + 61, 300))
         offered = [k for k in WATCH_KEYS if k.label(bar) is not None]
         assert key_bar(bar) in shown and all(f"{k.key} {k.label(bar)}" in shown for k in offered), shown
-    assert key_bar(Bar.PAUSED) == "p resume · h hint · q quit" and key_bar(Bar.ENDED) == "d diff · h hints · q quit"
+    assert (
+        key_bar(Bar.PAUSED) == "p resume · h hint · q quit"
+        and key_bar(Bar.ENDED) == "d diff · h hints · n next drill · q quit"
+    )
     interview = drawn(interview_views.part_screen(Text("the watch"), "unbroadcast", 1800, 61))
     assert f" {key_bar(Bar.INTERVIEW)} · Ctrl-C stops the interview" in interview
     assert key_bar(Bar.INTERVIEW) == "h nudge · r grade · q gives the task up"  # no pause in an interview

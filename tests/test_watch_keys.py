@@ -1,5 +1,5 @@
 """``drill watch`` in a real pseudo-terminal (pexpect), its screen read as drawn (pyte): the keys
-(h p r d q, Ctrl-C), a watch started paused, one that follows the next attempt, a newer save that
+(h p r d n q, Ctrl-C), a watch started paused, one that follows the next attempt, a newer save that
 cancels the grading in flight, and nothing typed leaking to the shell after it.
 
 Every wait is for what the screen (or the history) says, with generous time limits: a loaded
@@ -8,6 +8,7 @@ two-core machine only makes these slower, never wrong.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -156,3 +157,35 @@ def test_the_scoreboard_stays_on_a_40_line_screen_after_a_pass(workspace):
     assert "Δ best" in screen, screen
     assert re.search(r"^unbroadcast +\d+:\d\d +\d+:\d\d", screen, re.M), screen
     assert "Traceback" not in term.said
+
+
+def test_n_starts_what_drill_next_would_once_the_attempt_ended_and_never_before(workspace):
+    """Issue 27: rustlings' n. While the attempt runs, n refuses and changes nothing (no work is lost,
+    nothing abandoned); once it passed, n starts the target drill next puts first, on its rung, in the
+    same folder, and the watch follows it."""
+    drill("start", "unbroadcast", "--rung", "recall")
+    path = workspace / "unbroadcast.py"
+    term = Pty(WATCH)
+    try:
+        term.wait(graded, "the stub's verdict")
+        term.child.send("n")
+        term.shows("n starts the next drill once this attempt has ended")
+        assert active().target == "unbroadcast" and active().outcome is None  # still in progress, as it was
+        path.write_text(REFERENCE_SOURCE, encoding="utf-8")
+        term.shows("✓ passed")
+        term.shows("n next drill")  # the ended bar offers it
+        queued = json.loads(drill("next", "--json").stdout)["queue"][0]
+        term.child.send("n")
+        wait_until(lambda: active() is not None, WITHIN, "n started no drill")
+        chosen = active()
+        assert (chosen.target, str(chosen.rung)) == (queued["target"], queued["rung"]) != ("unbroadcast", "recall")
+        assert chosen.file.parent == workspace and chosen.file.exists()
+        term.wait(
+            lambda screen: bool(re.search(rf"^ {chosen.target}(?: \(\w+\))? +\d+:\d\d ▶", screen, re.M)),
+            "the watch follows the drill n started",
+        )
+        term.child.sendintr()
+        assert term.end() == 0, term.said[-2000:]
+    finally:
+        term.kill()
+    assert latest().id == chosen.id and "Traceback" not in term.said

@@ -18,7 +18,7 @@ COMMANDS = (
             ("check", "Grade the attempt in progress once (drill watch does it on every save)."),
             (
                 "watch",
-                "Re-grade on every save, with a live timer per target; in a terminal, keys: h hint, p pause/resume, r grade, d diff, q quit.",
+                "Re-grade on every save, with a live timer per target; in a terminal, keys: h hint, p pause/resume, r grade, d diff, n next drill (once the attempt ended), q quit.",
             ),
             ("status", "The attempt in progress: its clock, and each target's state."),
             ("pause", "Stop the clock of the attempt in progress."),

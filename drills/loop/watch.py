@@ -345,8 +345,24 @@ class _Watch:
                 if not state.attempt.splits:
                     raise DrillError("d shows the diff with the reference once a target has passed")
                 self.state = replace(state, shown=compare(self.store, _last_passed(state.attempt), peek=False))
-        except (DrillError, LookupError) as exc:  # LookupError: an unknown target
+            elif action is Action.NEXT:
+                self._next()
+        except (DrillError, LookupError, HistoryError) as exc:  # LookupError: an unknown target
             self.state = replace(self.state, message=str(exc))
+
+    def _next(self) -> None:
+        """n: start what ``drill next --start`` would (the target spaced repetition puts first, on its
+        rung), in the folder of the attempt watched, and follow it; only once that attempt has ended,
+        so that no work in progress is ever abandoned by a key (nor an interview's task left)."""
+        if not self.pausable:
+            raise DrillError("no next drill in an interview: its tasks come in its order")
+        if self.state.finished is None:
+            raise DrillError(NOT_ENDED)
+        from drills.loop.standing import queue, standings
+
+        chosen = queue(standings(self.store, self.clock()))[0].target
+        session.start(self.store, chosen, self.state.attempt.file.parent, self.clock, None)
+        self._follow()
 
     def _pause_or_resume(self) -> None:
         if self.state.finished is not None:
@@ -367,6 +383,7 @@ def missing(file: Path) -> str:
 
 
 PAUSED = "the clock is paused: p resumes it, and grades"  # why r grades nothing
+NOT_ENDED = "n starts the next drill once this attempt has ended: pass it, or drill give-up or abandon it"
 NO_PAUSE = "no pause in an interview: its clock runs, as a real interview's does"  # why p pauses nothing there
 
 

@@ -16,6 +16,8 @@ class Action(StrEnum):
     """Pause the clock, or resume it."""
     GRADE = "grade"
     DIFF = "diff"
+    NEXT = "next"
+    """Start the drill ``drill next`` chooses, once the attempt watched has ended (rustlings' n)."""
     QUIT = "quit"
 
 
@@ -35,8 +37,8 @@ class WatchKey:
     action: Action
     help: str
     """What ``drill watch --help`` calls it."""
-    running: str
-    """Its name in the key bar while the clock runs."""
+    running: str | None
+    """Its name in the key bar while the clock runs (None: not offered then)."""
     paused: str | None = None
     """Its name while the clock is paused (None: not offered then)."""
     ended: str | None = None
@@ -58,6 +60,7 @@ WATCH_KEYS = (
     WatchKey("p", Action.PAUSE, "pause/resume", "pause", paused="resume"),
     WatchKey("r", Action.GRADE, "grade", "grade", interview="grade"),
     WatchKey("d", Action.DIFF, "diff", "diff", ended="diff"),
+    WatchKey("n", Action.NEXT, "next drill (once the attempt ended)", None, ended="next drill"),
     WatchKey("q", Action.QUIT, "quit", "quit", paused="quit", ended="quit", interview="gives the task up"),
 )
 """Every key of the watch, in the order the key bar and the help name them."""
@@ -78,5 +81,5 @@ def key_bar(bar: Bar) -> str:
 
 
 def key_help() -> str:
-    """The keys as ``drill watch --help`` lists them: ``h hint, p pause/resume, r grade, d diff, q quit``."""
+    """The keys as ``drill watch --help`` lists them: ``h hint, p pause/resume, r grade, d diff, ..., q quit``."""
     return ", ".join(f"{k.key} {k.help}" for k in WATCH_KEYS)

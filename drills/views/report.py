@@ -259,7 +259,7 @@ def watch_footer(state: WatchState) -> Text:
             style="dim",
         )
     if state.finished is not None:
-        return Text(f" {key_bar(Bar.ENDED)}   (drill next --start elsewhere: this watch follows it)", style="dim")
+        return Text(f" {key_bar(Bar.ENDED)}   (or drill next --start elsewhere: this watch follows it)", style="dim")
     if attempt.paused:
         return Text(f" {key_bar(Bar.PAUSED)}   paused: saves are graded on resume", style="dim")
     return Text(f" {key_bar(Bar.RUNNING)}   watching {display(attempt.file)} {graded}", style="dim")
