@@ -117,3 +117,29 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
     shown = said(drill("next"))
     assert "Drill now:" in shown and "2 questions due:" in shown
     assert all(a.question in shown for a in record.answers)
+
+
+READ_TWO = """
+from rich.console import Console
+from drills.commands.interview import read_line
+out = Console()
+print("first:", repr(read_line(out, "> ")), flush=True)
+print("second:", repr(read_line(out, "> ")), flush=True)
+"""
+
+
+def test_an_answer_typed_in_a_terminal_has_line_editing_and_history():
+    """Issue 27: an answer is read with readline's line editing (the interview's ``read_line``, in a
+    real terminal): left arrow then a character inserts it before the last one; up recalls the line
+    typed before. (Read with sys.stdin.readline, the arrow was kept as its escape sequence.)"""
+    pytest.importorskip("readline")
+    term = Pty([sys.executable, "-c", READ_TWO])
+    try:
+        term.wait(lambda screen: screen.startswith(">"), "the prompt")  # (the screen: lines right-stripped)
+        term.child.send("Each row sums\x1b[D\x1b[DX\r")  # two lefts: X goes before "ms"
+        term.shows("first: 'Each row suXms'")
+        term.child.send("\x1b[A!\r")  # up: the line before, then one more character at its end
+        term.shows("second: 'Each row suXms!'")
+        assert term.end() == 0
+    finally:
+        term.kill()

@@ -28,6 +28,8 @@ from drills.views import interview as views
 from grader.catalog import load_catalog
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from drills.store.history import History
 
 
@@ -200,10 +202,7 @@ class Session:
 
     def _line(self, prompt: str = "") -> str | None:
         """A line typed, without its end; None at the end of the input."""
-        if prompt:
-            self.out.print(prompt, end="")
-        line = sys.stdin.readline()
-        return None if line == "" else line.rstrip("\r\n")
+        return read_line(self.out, prompt)
 
     def _answer(self, question: Question) -> str:
         """The answer typed (until a line with only a dot, or the end of the input), or written in $EDITOR
@@ -259,3 +258,27 @@ class Session:
                 return parse_ticks(typed, len(question.points))
             except TickError as exc:
                 self.out.print(views.said_line(str(exc)))
+
+
+def read_line(out: Console, prompt: str = "") -> str | None:
+    """A line typed, without its end; None at the end of the input. In a terminal, read by ``input``
+    with the ``readline`` module loaded where the platform has one (POSIX; Windows has none, and its
+    console edits the line itself): the arrow keys move in the line, up and down recall the lines typed
+    before, as in a shell. From a pipe or a file: read as it comes."""
+    try:
+        interactive = sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        interactive = False
+    if not interactive:
+        if prompt:
+            out.print(prompt, end="")
+        line = sys.stdin.readline()
+        return None if line == "" else line.rstrip("\r\n")
+    try:
+        import readline  # noqa: F401 - loading it is what gives input() its line editing
+    except ImportError:  # Windows, or a Python built without it
+        pass
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
