@@ -112,6 +112,7 @@ def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "drill-home"
     monkeypatch.setenv("DRILL_HOME", str(home))
     monkeypatch.setenv("DRILL_WORKSPACE", str(tmp_path / "solutions"))
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)  # run in VS Code's terminal: --edit would open VS Code
     return home
 
 

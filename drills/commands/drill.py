@@ -36,11 +36,13 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
     if edit:
         import subprocess
 
-        from drills.loop.editor import editor_argv, first_todo, user_editor
+        from drills.loop.editor import EditorProblem, editor_command, first_todo
 
         line = first_todo(started.path.read_text(encoding="utf-8"))
         try:
-            subprocess.call(editor_argv(user_editor() or "", started.path, line))
+            subprocess.call(editor_command(started.path, line))
+        except EditorProblem as exc:  # changed since it was asked (it was found a moment ago)
+            raise DrillError(f"{exc}; the timer is running, open the file yourself") from None
         except OSError as exc:  # found a moment ago, and yet (its permissions, a broken interpreter line)
             raise DrillError(
                 f"cannot start the editor: {exc.strerror or exc}; the timer is running, open the file yourself"

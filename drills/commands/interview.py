@@ -227,19 +227,16 @@ class Session:
         """The answer written in $EDITOR, in the question's answer file; None when no editor runs."""
         import subprocess
 
-        from drills.loop.editor import editor_argv, user_editor
+        from drills.loop.editor import EditorProblem, editor_command
 
         path = steps.answer_path(self.number, question.id)
         if not path.exists():
             atomic_write(path, answer_template(question))
-        editor = user_editor()
         lines = path.read_text(encoding="utf-8").splitlines()
         line = next((n + 1 for n, text in enumerate(lines, 1) if text == MARKER), None)
         try:
-            if not editor:
-                raise OSError("$EDITOR (or $VISUAL) is not set")
-            subprocess.call(editor_argv(editor, path, line))
-        except (OSError, ValueError) as exc:  # ValueError: an unbalanced quote in $EDITOR
+            subprocess.call(editor_command(path, line, wait=True))  # the answer is read back once it is closed
+        except (OSError, EditorProblem) as exc:
             self.out.print(
                 views.said_line(
                     f"Cannot open an editor ({exc}): type your answer here, or write it in {display(path)} and type e."
