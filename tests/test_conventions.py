@@ -5,8 +5,10 @@ help (drills/commands/groups.py); shell completion that completes target ids."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
@@ -100,6 +102,7 @@ def test_commands_complete_too_and_the_script_is_shown():
 
 COMPLETE = """
 import sys
+from pathlib import Path
 sys.argv = ["/usr/local/bin/drill"]
 from drills.entry import main
 main()
@@ -115,3 +118,18 @@ def test_the_console_script_answers_the_shell_not_its_fast_path(tmp_path):
         [sys.executable, "-c", COMPLETE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "cross-entropy\n", "")
+
+
+def test_the_installed_completion_completes_a_target_in_a_real_bash(tmp_path):
+    """``drill --install-completion bash`` writes its script under HOME; bash, sourcing it, asks the
+    console script (found on PATH beside this interpreter) and offers the target ids."""
+    script = Path(sys.executable).parent / "drill"
+    if os.name == "nt" or not script.exists() or shutil.which("bash") is None:
+        pytest.skip("bash and the console script, installed beside this interpreter")
+    done = RUNNER.invoke(cli.app, ["--install-completion", "bash"], prog_name="drill", env={"HOME": str(tmp_path)})
+    installed = tmp_path / ".bash_completions" / "drill.sh"
+    assert done.exit_code == 0 and installed.exists() and str(installed) in (tmp_path / ".bashrc").read_text()
+    asked = f'source {installed}; COMP_WORDS=(drill start cr); COMP_CWORD=2; _drill_completion drill; echo "${{COMPREPLY[@]}}"'
+    env = {**os.environ, "PATH": f"{script.parent}{os.pathsep}{os.environ['PATH']}", "DRILL_HOME": str(tmp_path)}
+    shell = subprocess.run(["bash", "--norc", "-c", asked], env=env, capture_output=True, text=True, timeout=120)
+    assert (shell.returncode, shell.stdout.split(), shell.stderr) == (0, ["cross-entropy"], "")
