@@ -74,11 +74,12 @@ def test_a_command_with_no_group_is_refused():
 
 IDS = [t.id for t in CATALOG.every] + ["full"]
 TARGETED = [
-    *(f"{name} " for name in ("start", "review", "show", "stats", "chart", "hint", "diff", "restore")),
+    *(f"{name} " for name in ("start", "review", "show", "stats", "chart", "diff", "restore")),
     "grade engine.py --target ",
     "grade engine.py -t ",
-    "interview --target ",
 ]
+ONE_TARGET = ["hint ", "interview --target "]
+"""Where ``full`` is refused: one target."""
 
 
 def completed(line: str) -> list[str]:
@@ -92,6 +93,12 @@ def completed(line: str) -> list[str]:
 def test_a_target_completes_as_the_catalogs_ids(line):
     assert completed(line) == IDS
     assert completed(line + "c") == [i for i in IDS if i.startswith("c")] == ["cross-entropy", "cotangent"]
+    assert completed(line + "fu") == ["full"]
+
+
+@pytest.mark.parametrize("line", ONE_TARGET)
+def test_where_full_is_refused_it_is_not_offered(line):
+    assert completed(line) == IDS[:-1] and completed(line + "f") == ["free-memory", "forward-mode"]
 
 
 def test_commands_complete_too_and_the_script_is_shown():

@@ -14,15 +14,22 @@ from drills.store.states import RUNGS
 def target_ids(incomplete: str) -> list[str]:
     """What the shell completes a target as (``drill --install-completion``): the catalog's ids, core
     and follow-ups, and ``full``, those that start with what is typed so far."""
-    from grader.catalog import FULL, load_catalog
+    from grader.catalog import FULL
 
-    catalog = load_catalog()
-    return [i for i in (*(t.id for t in catalog.every), FULL) if i.startswith(incomplete)]
+    return [i for i in (*one_target_ids(incomplete), FULL) if i.startswith(incomplete)]
 
 
-def target(help: str) -> Any:
-    """A TARGET argument (a drill id, completed by the shell) that may be left out: ``help`` says what then."""
-    return Annotated[str | None, typer.Argument(help=help, autocompletion=target_ids)]
+def one_target_ids(incomplete: str) -> list[str]:
+    """``target_ids`` where ``full`` is refused (a hint, an interview's task: one target)."""
+    from grader.catalog import load_catalog
+
+    return [t.id for t in load_catalog().every if t.id.startswith(incomplete)]
+
+
+def target(help: str, full: bool = True) -> Any:
+    """A TARGET argument (a drill id, completed by the shell) that may be left out: ``help`` says what
+    then; ``full``: it may be ``full``."""
+    return Annotated[str | None, typer.Argument(help=help, autocompletion=target_ids if full else one_target_ids)]
 
 
 TargetArg = Annotated[
@@ -30,12 +37,12 @@ TargetArg = Annotated[
 ]
 StatsTarget = target("One target, or all.")
 ChartTarget = target("One target (its times in minutes), 'full' (its splits and sum of best), or all.")
-HintTarget = target("Default: the first target not passed yet.")
+HintTarget = target("Default: the first target not passed yet.", full=False)
 DiffTarget = target("Default: the target of your latest attempt.")
 RestoreTarget = target("Default: the drill of the attempt in progress.")
 InterviewTarget = Annotated[
     str | None,
-    typer.Option(metavar="ID", help="The coding task. Default: the schedule's.", autocompletion=target_ids),
+    typer.Option(metavar="ID", help="The coding task. Default: the schedule's.", autocompletion=one_target_ids),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead (its keys: docs/json.md).")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
