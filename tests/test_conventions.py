@@ -63,11 +63,13 @@ def test_every_command_has_a_group_and_the_help_draws_them_in_order():
     assert "Commands" not in titles
 
 
-def test_a_command_with_no_group_is_refused():
+def test_a_command_with_no_group_is_named_and_left_in_typers_panel():
     stray = typer.Typer()
     stray.command("frobnicate")(lambda: None)
-    with pytest.raises(KeyError, match="frobnicate"):
-        group_commands(stray)
+    stray.command("list")(lambda: None)
+    assert group_commands(stray) == ["frobnicate"]
+    assert [info.rich_help_panel for info in stray.registered_commands][1] == "Practice"
+    assert group_commands(cli.app) == []
 
 
 # ---------------------------------------------------------------------------- shell completion
