@@ -85,8 +85,12 @@ def main() -> None:
 
 def completing() -> bool:
     """The shell's completion script runs drill (``_DRILL_COMPLETE=complete_bash``, the variable typer
-    names after the program): it is answered by the app, whatever the arguments (none, usually)."""
-    return any(name.startswith("_") and name.endswith("_COMPLETE") and value for name, value in os.environ.items())
+    names after the program: ``_DRILL_COMPLETE``, or for ``python -m drills`` one that names it too): it
+    is answered by the app, whatever the arguments (none, usually)."""
+    return any(
+        name.startswith("_") and name.endswith("_COMPLETE") and "DRILL" in name and value
+        for name, value in os.environ.items()
+    )
 
 
 def leave_at_once(code: object) -> None:
