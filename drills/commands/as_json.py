@@ -63,7 +63,7 @@ def card_object(card: TargetCard, now: float, rung: Rung) -> dict[str, Any]:
     return {"target": card.target, "rung": str(rung), "due": seconds(card.due), "reason": reason(card, now, rung)}
 
 
-def _active(term: Terminal, store: Any, now: float) -> dict[str, Any] | None:
+def _active(store: Any, now: float) -> dict[str, Any] | None:
     from drills.loop.session import latest_result
 
     attempt = store.active()
@@ -78,7 +78,7 @@ def status(term: Terminal) -> None:
         now = term.clock()
         told = standings(store, now)
         chosen = queue(told)[0]
-        emit({"attempt": _active(term, store, now), "next": card_object(chosen, now, told[chosen.target].rung)})
+        emit({"attempt": _active(store, now), "next": card_object(chosen, now, told[chosen.target].rung)})
 
 
 def standing_object(told: Standing, kind: str) -> dict[str, Any]:
@@ -114,7 +114,7 @@ def listing(term: Terminal) -> None:
         emit(
             {
                 "targets": [standing_object(s, kinds[t]) for t, s in told.items()],
-                "attempt": _active(term, store, now),
+                "attempt": _active(store, now),
                 "next": card_object(chosen, now, told[chosen.target].rung),
             }
         )
@@ -137,7 +137,7 @@ def next_target(term: Terminal) -> None:
         emit(
             {
                 "queue": [card_object(c, now, told[c.target].rung) for c in cards],
-                "attempt": _active(term, store, now),
+                "attempt": _active(store, now),
                 "questions_due": due,
             }
         )
