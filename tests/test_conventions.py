@@ -4,6 +4,7 @@ help (drills/commands/groups.py); shell completion that completes target ids."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import subprocess
@@ -52,6 +53,16 @@ def test_every_command_takes_dash_h(name):
     short, long = drill(name, "-h"), drill(name, "--help")
     assert short.output == long.output and f" {name} [OPTIONS]" in said(short), said(short)
     assert "-h, --help" in said(short) or "--help -h" in said(short), said(short)
+
+
+def test_no_help_text_is_broken_mid_sentence():
+    """typer's rich help keeps a docstring's line breaks: a paragraph is one line (show and restore
+    broke theirs mid-sentence: "It marks nothing,\\nunless ...")."""
+    group = typer.main.get_command(cli.app)
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        broken = [p for p in inspect.cleandoc(command.help or "").split("\n\n") if "\n" in p.strip("\b\n")]
+        assert not broken, (name, broken)
+    assert "It marks nothing, unless an attempt at TARGET is in progress" in group.commands["show"].help
 
 
 def test_every_command_has_a_group_and_the_help_draws_them_in_order():
