@@ -46,6 +46,7 @@ def test_posix_splits_shell_words_and_finds_the_program_on_path(editor, found, a
         (f'"{CODE_CMD}" --wait', {CODE_CMD: CODE_CMD}, [CODE_CMD, "--wait", "--goto", f"{FILE}:12"]),  # no quotes kept
         (r"C:\tools\vim\vim.exe", {r"C:\tools\vim\vim.exe": r"C:\tools\vim\vim.exe"}, [r"C:\tools\vim\vim.exe", "+12", str(FILE)]),
         ("notepad", {"notepad": r"C:\Windows\notepad.exe"}, [r"C:\Windows\notepad.exe", str(FILE)]),
+        ("code", {"code": CODE_CMD[:-4], "code.cmd": CODE_CMD}, [CODE_CMD, "--goto", f"{FILE}:12"]),  # not its sh script
     ],
 )  # fmt: skip
 def test_windows_splits_by_its_rules_and_runs_code_as_its_cmd(editor, found, argv):

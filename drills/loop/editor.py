@@ -74,6 +74,17 @@ def split_windows(command: str) -> list[str]:
     return words
 
 
+def find_program(name: str, windows: bool, which: Callable[[str], str | None] = shutil.which) -> str | None:
+    """The program ``name`` on PATH. On Windows, one Windows can run: VS Code's bin folder holds both
+    ``code`` (a shell script, for WSL and Git Bash) and ``code.cmd``, and CreateProcess runs only the
+    latter (``shutil.which`` may return either, depending on the Python)."""
+    found = which(name)
+    if not windows or (found is not None and PureWindowsPath(found).suffix.lower() in RUNNABLE):
+        return found
+    runnable = (which(f"{name}{suffix}") for suffix in RUNNABLE)
+    return next((path for path in runnable if path is not None), found)
+
+
 def program_name(program: str, windows: bool) -> str:
     """The editor's name, to know how it takes a line: ``code`` for ``C:\\...\\bin\\code.cmd``."""
     name = (PureWindowsPath(program) if windows else Path(program)).name.lower()
@@ -111,7 +122,7 @@ def editor_command(
     if not editor:
         if env.get("TERM_PROGRAM") != "vscode":
             raise EditorProblem("no editor: set $EDITOR (or $VISUAL)")
-        code = which("code")
+        code = find_program("code", windows, which)
         if code is None:
             raise EditorProblem("VS Code's terminal, but its code command is not on PATH: set $EDITOR, or install it")
         where = str(path) if line is None else f"{path}:{line}"
@@ -122,7 +133,7 @@ def editor_command(
         raise EditorProblem(f"cannot read {named} ({editor!r}): {exc}") from None
     if not argv:
         raise EditorProblem(f"{named} is blank")
-    found = which(argv[0])
+    found = find_program(argv[0], windows, which)
     if found is None:
         raise EditorProblem(f"cannot start the editor {argv[0]!r} ({named}): no such command")
     return editor_argv([found, *argv[1:]], path, line, windows)
