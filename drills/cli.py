@@ -317,7 +317,9 @@ def where(
         bool, typer.Option("--json", help="As one JSON object: per place, its path and source.")
     ] = False,
 ) -> None:
-    """Where things live, each with its source ($DRILL_WORKSPACE, clone, per-user default): the workspace, the history database, the interviews folder, the recording in use (the grader's recorded oracle file, and whether torch is live), and the data folder."""
+    """Where things live: the workspace, the history, the interviews, the recording, the data folder.
+
+    Each with its source ($DRILL_WORKSPACE, clone, per-user default): the workspace (your solution files), the history database, the interviews folder (transcripts, answers), the recording in use (the grader's recorded oracle file, and whether torch is live), and the data folder."""
     from drills.commands.where import where as body
 
     run(body, as_json)

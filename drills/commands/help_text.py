@@ -52,6 +52,7 @@ COMMANDS = (
         "interview",
         "A mock interview: a coding task (then its follow-up, if time allows) with nudges, then questions, self-checked; a Markdown transcript.",
     ),
+    ("where", "Where things live: the workspace, the history, the interviews, the recording, the data folder."),
     (
         "export",
         "Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it.",

@@ -19,16 +19,14 @@ from drills.store.paths import Place, data_place, history_path, workspace_place
 
 
 def torch_version() -> str | None:
-    """The installed torch's version, without importing it (a second); None when there is none."""
+    """The installed torch's version, read from its metadata (importing it takes a second); None when
+    there is none."""
     from importlib.metadata import PackageNotFoundError, version
-    from importlib.util import find_spec
 
-    if find_spec("torch") is None:
-        return None
     try:
         return version("torch")
-    except PackageNotFoundError:  # importable, yet not installed as a distribution (a source tree)
-        return "unknown version"
+    except PackageNotFoundError:
+        return None
 
 
 def places() -> dict[str, dict[str, Any]]:
