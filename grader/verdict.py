@@ -170,6 +170,11 @@ class GradeResult:
     def get(self, target_id: str) -> TargetResult:
         return next(t for t in self.targets if t.target == target_id)
 
+    def renamed(self, full: str, shown: str) -> GradeResult:
+        """The verdict with the file named ``shown`` where it says ``full`` (``Failure.renamed``)."""
+        targets = tuple(replace(t, failures=tuple(f.renamed(full, shown) for f in t.failures)) for t in self.targets)
+        return replace(self, file=shown if self.file == full else self.file, targets=targets)
+
     def to_json(self) -> dict[str, Any]:
         """The ``drill grade --json`` object (docs/contract.md)."""
         return {

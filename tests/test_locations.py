@@ -78,3 +78,20 @@ def test_the_first_failure_told_early_names_the_file_as_the_verdict_does(tmp_pat
     assert result.file == "here/engine.py"
     first = result.get("unbroadcast").failures[0]
     assert first.location[0].startswith("here/engine.py:") and str(engine) not in first.message
+
+
+def test_a_verdict_read_back_later_names_the_file_from_where_you_are_then(
+    tmp_path, workspace, monkeypatch, warm_grading
+):
+    """The history keeps the absolute path (it kept the name as shown then: from another folder,
+    ``drill status`` and the watch's first screen named a file that is not there)."""
+    use_consoles(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    drill("start", "unbroadcast")
+    file = workspace / "unbroadcast.py"
+    file.write_text("def unbroadcast(grad, shape)\n", encoding="utf-8")
+    assert f"SyntaxError at {Path('solutions', 'unbroadcast.py')}:1" in drill("check", code=1).stdout
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    status = " ".join(drill("status").stdout.split())
+    assert f"SyntaxError at {file}:1" in status, status
