@@ -95,3 +95,23 @@ def test_a_verdict_read_back_later_names_the_file_from_where_you_are_then(
     monkeypatch.chdir(tmp_path / "sub")
     status = " ".join(drill("status").stdout.split())
     assert f"SyntaxError at {file}:1" in status, status
+
+
+def test_the_watch_is_told_its_first_failure_named_from_here(tmp_path, workspace, monkeypatch, clock, warm_grading):
+    """drill watch's early failure comes through session.check's on_failure: named as the verdict is."""
+    from drills.loop import session
+    from drills.store.history import History
+    from drills.store.paths import history_path
+
+    monkeypatch.chdir(tmp_path)
+    drill("start", "unbroadcast")
+    (workspace / "unbroadcast.py").write_text(REFERENCE_SOURCE.replace(*BUG), encoding="utf-8")
+    told = []
+    history = History(history_path())
+    try:
+        checked = session.check(history, clock, on_failure=told.append)
+    finally:
+        history.close()
+    shown = str(Path("solutions", "unbroadcast.py"))
+    assert told and told[0].location[0].startswith(f"{shown}:"), told
+    assert checked.result.file == shown and checked.result.get("unbroadcast").failures[0].location[0].startswith(shown)
