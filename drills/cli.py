@@ -124,9 +124,7 @@ def next_target(
     start_it: Annotated[
         bool, typer.Option("--start", help="Start the chosen target now, as drill start does.")
     ] = False,
-    workspace: Annotated[
-        Path | None, typer.Option(metavar="DIR", help="Folder for your solution file (with --start).")
-    ] = None,
+    workspace: opt.NextWorkspaceOption = None,
     edit: Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR (with --start).")] = False,
     as_json: opt.JsonFlag = False,
 ) -> None:
@@ -311,33 +309,28 @@ def interview(
     run(body.interview, minutes, resolve_optional(target), plan, as_json, past, oracle)
 
 
+@app.command()
+def where(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="As one JSON object: per place, its path and source.")
+    ] = False,
+) -> None:
+    """Where things live: the workspace, the history, the interviews, the recording, the data folder.
+
+    Each with its source ($DRILL_WORKSPACE, clone, per-user default): the workspace (your solution files), the history database, the interviews folder (transcripts, answers), the recording in use (the grader's recorded oracle file, and whether torch is live), and the data folder."""
+    from drills.commands.where import where as body
+
+    run(body, as_json)
+
+
 # ---------------------------------------------------------------------------- your history, elsewhere
 
 
 @app.command("export")
 def export_history(
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="FORMAT",
-            help="csv (one row per attempt, split and hint) or json (interviews too).",
-        ),
-    ] = "csv",
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write to this file, replaced whole and atomically (through a symlink: its target's file); "
-            "a FIFO, terminal or device (/dev/stdout) is written to, never replaced. Default: standard output.",
-        ),
-    ] = None,
-    with_sources: Annotated[
-        bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
-    ] = False,
+    fmt: opt.ExportFormatOption = "csv",
+    output: opt.ExportOutputOption = None,
+    with_sources: opt.WithSourcesFlag = False,
 ) -> None:
     """Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it."""
     from drills.commands import transfer

@@ -155,7 +155,7 @@ class Blame:
             stopped = f" in {named}" if frames else ""
             text = f"took longer than {exc.limit:g} s and was stopped{stopped}: an infinite loop?"
         location = [
-            f"{Path(filename).name}:{lineno} in {qualname}: {linecache.getline(filename, lineno).strip()}"
+            f"{filename}:{lineno} in {qualname}: {linecache.getline(filename, lineno).strip()}"
             for qualname, lineno, filename in (frames[-1:] if isinstance(exc, RecursionError) else frames[-3:])
         ]
         return text, location

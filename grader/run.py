@@ -296,6 +296,9 @@ def grade_file(
     A verdict is had whenever the tests were collected: a solution that hangs, crashes or exits
     the interpreter fails the test it was in (and the tests never run), with the cause.
 
+    ``label``: the file as the user's command names it (default: ``file`` as given); the verdict, and
+    every location in it (``label:LINE``), name it so.
+
     ``on_failure`` is told the grading's first failure as soon as the report has it, while the other
     tests still run (from another thread), and before this returns: once, if any test failed.
 
@@ -310,7 +313,8 @@ def grade_file(
         path = Path(tmp) / "report.jsonl"
         args = pytest_args(file.resolve(), targets, path, oracle, limits, first_failure_only)
         report = Report(path)
-        with first_failure_told(path, on_failure):
+        naming = (str(file.resolve()), label if label is not None else str(file))
+        with first_failure_told(path, on_failure, naming):
             status, output = runner(args, limits.check_seconds, ReportWatch(report, limits.test_seconds))
         report.read()
     if report.collected is None:
@@ -320,8 +324,8 @@ def grade_file(
     longest = report.longest_running() if status in (STALLED, TIMED_OUT) else None
     culprit = longest[0] if longest is not None else report.running  # stopped from outside: the one that ran on
     return GradeResult(
-        file=label if label is not None else str(file),
-        targets=tuple(_summarize(t.id, report, stopped, culprit) for t in targets),
+        file=naming[1],
+        targets=tuple(_summarize(t.id, report, stopped, culprit, naming) for t in targets),
         seconds=time.perf_counter() - start,
         notes=tuple(report.notes),
     )
@@ -332,7 +336,9 @@ FIRST_FAILURE_POLL = 0.005
 
 
 @contextmanager
-def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> Iterator[None]:
+def first_failure_told(
+    path: Path, tell: Callable[[Failure], None] | None, naming: tuple[str, str] | None = None
+) -> Iterator[None]:
     """While the block runs a grading that writes its report to ``path``, tell ``tell`` the first
     failed test it reports, once (a thread reads the report as it grows); if the block ends first,
     then. Tests run so that a failure comes early (grader/conftest.py): this is what a watch can
@@ -350,7 +356,7 @@ def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> It
                 failed = next((nodeid for nodeid, r in results.items() if r["outcome"] == "failed"), None)
                 if failed is None:
                     return False
-                first.append(failure_of(failed, results[failed]))
+                first.append(failure_of(failed, results[failed], naming))
                 tell(first[0])
             return True
 
@@ -368,14 +374,17 @@ def first_failure_told(path: Path, tell: Callable[[Failure], None] | None) -> It
     look()
 
 
-def failure_of(nodeid: str, result: dict[str, Any]) -> Failure:
+def failure_of(nodeid: str, result: dict[str, Any], naming: tuple[str, str] | None = None) -> Failure:
     """The Failure of a failed test, from its result in the report (its message, its failure record
-    and what it printed)."""
+    and what it printed); ``naming``: the file's path as the grader wrote it, and as the user names it."""
     record = {**(result.get("failure") or {}), "output": result.get("output", "")}
-    return Failure.from_json({**record, "test": nodeid, "message": result["message"]})
+    failure = Failure.from_json({**record, "test": nodeid, "message": result["message"]})
+    return failure.renamed(*naming) if naming else failure
 
 
-def _summarize(target_id: str, report: Report, stopped: str | None, culprit: str | None) -> TargetResult:
+def _summarize(
+    target_id: str, report: Report, stopped: str | None, culprit: str | None, naming: tuple[str, str] | None = None
+) -> TargetResult:
     """A target's verdict. A test with no result was not run (the check stopped first), except the
     one that was running when the process died (``culprit``): it failed, with the cause as its message."""
     assert report.collected is not None
@@ -392,7 +401,7 @@ def _summarize(target_id: str, report: Report, stopped: str | None, culprit: str
             else:
                 not_run += 1
         elif result["outcome"] == "failed":
-            failed.append(failure_of(nodeid, result))
+            failed.append(failure_of(nodeid, result, naming))
         elif result["outcome"] == "not_run":
             not_run += 1
             why_not_run.append(result["message"])

@@ -139,7 +139,7 @@ def _forbidden_in_tree(source: bytes, filename: str) -> str | None:
             names = [node.module]
         for name in names:
             if name.split(".")[0] in FORBIDDEN:
-                return f"{Path(filename).name}:{node.lineno} imports {name}"
+                return f"{filename}:{node.lineno} imports {name}"
     return None
 
 
@@ -153,7 +153,7 @@ def forbidden_imports(code: CodeType, filename: str) -> str | None:
             level = previous[-2].argval if len(previous) >= 2 else 0  # LOAD_CONST level, fromlist; IMPORT_NAME
             if instruction.opname == "IMPORT_NAME" and level == 0 and instruction.argval.split(".")[0] in FORBIDDEN:
                 line = instruction.positions.lineno if instruction.positions else None
-                return f"{Path(filename).name}:{line or code.co_firstlineno} imports {instruction.argval}"
+                return f"{filename}:{line or code.co_firstlineno} imports {instruction.argval}"
             previous.append(instruction)
     for const in code.co_consts:
         if isinstance(const, CodeType):
@@ -191,10 +191,10 @@ def _smuggled(module: ModuleType) -> str | None:
 
 def _not_compiled(path: Path, exc: SyntaxError) -> GradeFailure:
     if "codec can't decode" in str(exc) or "utf-8" in str(exc.msg).lower():
-        return GradeFailure(f"could not import {path.name}: it is not UTF-8 text ({exc.msg})")
-    where = f"{path.name}:{exc.lineno}" if exc.lineno else path.name
+        return GradeFailure(f"could not import {path}: it is not UTF-8 text ({exc.msg})")
+    where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
     text = f"\n    {exc.text.rstrip()}" if exc.text else ""
-    return GradeFailure(f"could not import {path.name}: SyntaxError at {where}: {exc.msg}{text}")
+    return GradeFailure(f"could not import {path}: SyntaxError at {where}: {exc.msg}{text}")
 
 
 def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | GradeFailure:
@@ -204,7 +204,7 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
     except UnreadableFile as exc:
         return GradeFailure(str(exc))
     if not source.strip():
-        return GradeFailure(f"{path.name} is empty: it should define {listed(blame.catalog.top_level_names())}")
+        return GradeFailure(f"{path} is empty: it should define {listed(blame.catalog.top_level_names())}")
     try:  # as the import system compiles a source file (SourceLoader.source_to_code)
         code = compile(source, str(path), "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes (Python 3.11)
@@ -213,7 +213,7 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
             return (
                 _not_compiled(path, exc)
                 if isinstance(exc, SyntaxError)
-                else GradeFailure(f"could not import {path.name}: {exc}")
+                else GradeFailure(f"could not import {path}: {exc}")
             )
     else:
         refusal = forbidden_imports(code, str(path))
@@ -235,12 +235,12 @@ def load_solution(path: Path, blame: Blame, seconds: float) -> ModuleType | Grad
     except BaseException as exc:  # noqa: BLE001 - whatever the user's import raised, TestTimeout included
         text, location = blame.describe(exc, "the module")
         return GradeFailure(
-            f"could not import {path.name}: {text}", location=location, timed_out=isinstance(exc, TestTimeout)
+            f"could not import {path}: {text}", location=location, timed_out=isinstance(exc, TestTimeout)
         )
     smuggled = _smuggled(module)
     if smuggled:
         return GradeFailure(
-            f"refused: {path.name} uses a forbidden package ({smuggled}). The drill is to write "
+            f"refused: {path} uses a forbidden package ({smuggled}). The drill is to write "
             "the gradients yourself, with NumPy only"
         )
     return module

@@ -5,7 +5,7 @@ also keeps for each graded version.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 
@@ -40,7 +40,8 @@ class Failure:
     """What is wrong, in one line (``a.grad has shape (3,), torch's is (2, 3)``)."""
     hint: str | None = None
     location: tuple[str, ...] = ()
-    """The user's lines the error went through, last one last (``engine.py:12 in Tensor.__mul__: ...``)."""
+    """The user's lines the error went through, last one last (``solutions/engine.py:12 in Tensor.__mul__: ...``:
+    the file as the command that graded it was given it, or from its current folder: ``Failure.renamed``)."""
     notes: tuple[str, ...] = ()
     """Other symbols found wrong too, that this failure may come from."""
     output: str = ""
@@ -81,6 +82,21 @@ class Failure:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "location": list(self.location), "notes": list(self.notes)}
+
+    def renamed(self, full: str, shown: str) -> Failure:
+        """The file named ``shown`` (as the user's command names it: from its current folder) where the
+        grader wrote ``full`` (the absolute path it graded: ``/abs/x.py:12 in f``), in the grader's words
+        (not in what the test printed): its locations are ``path:LINE`` that an editor's terminal opens."""
+        if full == shown:
+            return self
+        return replace(
+            self,
+            message=self.message.replace(full, shown),
+            text=self.text.replace(full, shown),
+            hint=self.hint.replace(full, shown) if self.hint else self.hint,
+            location=tuple(line.replace(full, shown) for line in self.location),
+            notes=tuple(note.replace(full, shown) for note in self.notes),
+        )
 
 
 MAX_JSON_FAILURES = 5
@@ -153,6 +169,11 @@ class GradeResult:
 
     def get(self, target_id: str) -> TargetResult:
         return next(t for t in self.targets if t.target == target_id)
+
+    def renamed(self, full: str, shown: str) -> GradeResult:
+        """The verdict with the file named ``shown`` where it says ``full`` (``Failure.renamed``)."""
+        targets = tuple(replace(t, failures=tuple(f.renamed(full, shown) for f in t.failures)) for t in self.targets)
+        return replace(self, file=shown if self.file == full else self.file, targets=targets)
 
     def to_json(self) -> dict[str, Any]:
         """The ``drill grade --json`` object (docs/contract.md)."""

@@ -125,7 +125,7 @@ def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
     data = json.loads(proc.stdout)
     assert proc.returncode == 1 and data["passed"] is False
     assert list(data["targets"]) == [t.id for t in CATALOG.targets]  # by default, the core targets
-    assert "SyntaxError at broken.py:3" in human_report(data)
+    assert f"SyntaxError at {bad}:3" in human_report(data)  # the path as given: an editor opens it at the line
 
 
 @pytest.mark.parametrize(

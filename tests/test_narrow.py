@@ -190,7 +190,7 @@ def test_a_verdict_wraps_under_its_own_indent(clock, workspace):
     indent = len(lines[at]) - len(lines[at].lstrip())
     assert indent > len(lines[at - 1]) - len(lines[at - 1].lstrip()) - 1 and lines[at + 1].strip(), lines
     assert len(lines[at + 1]) - len(lines[at + 1].lstrip()) == indent, "\n".join(lines[at - 2 : at + 2])
-    located = next(i for i, line in enumerate(lines) if "unbroadcast.py:" in line and " in unbroadcast" in line)
+    located = next(i for i, line in enumerate(lines) if "unbroadcast.py:" in line)  # its path, then a continuation
     assert len(lines[located + 1]) - len(lines[located + 1].lstrip()) == indent, lines
 
 

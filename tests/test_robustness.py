@@ -75,7 +75,7 @@ CASES = [
         "syntax-error",
         SOURCE.replace("def _reduced_axes(", "def _reduced_axes(:\ndef x(", 1),
         "unbroadcast",
-        ("SyntaxError at solution.py:",),
+        ("SyntaxError at {file}:",),  # the path as given, then the line
     ),
     Case(
         "import-error",
@@ -204,7 +204,7 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path, request):
     verdict = json.loads(stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
     text = human_report(verdict)
-    for phrase in case.says:
+    for phrase in (p.replace("{file}", str(path)) for p in case.says):
         assert phrase in text, f"{phrase!r} not in:\n{text}"
 
 

@@ -13,7 +13,7 @@ from drills.loop import session
 from drills.loop.clock import Clock
 from drills.loop.session import Checked
 from drills.store.history import Attempt, History
-from drills.store.paths import default_workspace
+from drills.store.paths import workspace_place
 from drills.store.states import RUNGS, Rung
 from drills.views import lines, report
 
@@ -31,7 +31,7 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
         if problem is not None:
             raise DrillError(f"{problem}: nothing was started (set it, or start without --edit)")
     with history(term) as store:
-        started = session.start(store, target, workspace or default_workspace(), term.clock, rung)
+        started = session.start(store, target, workspace_place(workspace).path, term.clock, rung)
     term.out.print(lines.started_view(started))
     if edit:
         import subprocess

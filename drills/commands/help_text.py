@@ -76,6 +76,7 @@ COMMANDS = (
                 "import",
                 "Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped.",
             ),
+            ("where", "Where things live: the workspace, the history, the interviews, the recording, the data folder."),
         ),
     ),
 )

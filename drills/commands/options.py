@@ -74,12 +74,12 @@ PeekFlag = Annotated[
 RUNG_HELP = f"{', '.join(RUNGS[:-1])} or {RUNGS[-1]} (drill ladder). Default: the target's rung; full: recall only."
 RungOption = Annotated[str | None, typer.Option(metavar="RUNG", help=RUNG_HELP)]
 
-WorkspaceOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="DIR", help="Folder for your solution file. Default: solutions/ of the clone, or $DRILL_WORKSPACE."
-    ),
-]
+WORKSPACE_HELP = (
+    "Folder for your solution file (relative: to the current folder). Default: $DRILL_WORKSPACE, else solutions/ "
+    "of the clone you run from, else one folder per user (installed); drill where shows it."
+)
+WorkspaceOption = Annotated[Path | None, typer.Option(metavar="DIR", help=WORKSPACE_HELP)]
+NextWorkspaceOption = Annotated[Path | None, typer.Option(metavar="DIR", help=f"With --start: {WORKSPACE_HELP}")]
 EditFlag = Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR.")]
 
 CONTRACT = "docs/contract.md of the repository"
@@ -105,3 +105,23 @@ SaveOption = Annotated[
     ),
 ]
 ListSavesFlag = Annotated[bool, typer.Option("--list", help="List the attempt's graded saves: number, clock, verdict.")]
+
+ExportFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format", "-f", metavar="FORMAT", help="csv (one row per attempt, split and hint) or json (interviews too)."
+    ),
+]
+ExportOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write to this file, replaced whole and atomically (through a symlink: its target's file); "
+        "a FIFO, terminal or device (/dev/stdout) is written to, never replaced. Default: standard output.",
+    ),
+]
+WithSourcesFlag = Annotated[
+    bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
+]

@@ -222,17 +222,15 @@ def check(
         if last is not None:
             reused = reused_verdicts(last.source, parse_result(last.result), source, targets)
 
+    full, shown = str(attempt.file), display(attempt.file)  # the history keeps the path whole, we show it from here
+    told = None if on_failure is None else lambda failure: on_failure(failure.renamed(full, shown))
+
     def grade(these: Sequence[Target]) -> GradeResult:
         if not these:
-            return GradeResult(display(attempt.file), (), 0.0)
+            return GradeResult(full, (), 0.0)
         try:
             return grade_file(
-                attempt.file,
-                these,
-                oracle=oracle,
-                label=display(attempt.file),
-                runner=runner or run_in_subprocess,
-                on_failure=on_failure,
+                attempt.file, these, oracle=oracle, label=full, runner=runner or run_in_subprocess, on_failure=told
             )
         except GradeError as exc:
             raise DrillError(str(exc)) from None
@@ -241,6 +239,7 @@ def check(
     if result.passed and reused:  # the end is never declared on reused verdicts
         result = grade(targets)
     verdict = json.dumps(result.to_json())
+    result = result.renamed(full, shown)
     try:
         return record(history, attempt, when, elapsed, source, verdict, result)
     except (sqlite3.Error, HistoryError) as exc:
@@ -401,9 +400,10 @@ def target_states(attempt: Attempt, latest: GradeResult | None) -> tuple[TargetS
 
 
 def latest_result(history: History, attempt: Attempt) -> GradeResult | None:
-    """The verdict on the attempt's latest graded version, as the history keeps it."""
+    """The verdict on the attempt's latest graded version, as the history keeps it, its file named from here."""
     last = history.last_submission(attempt)
-    return None if last is None else parse_result(last.result)
+    result = None if last is None else parse_result(last.result)
+    return None if result is None else result.renamed(str(attempt.file), display(attempt.file))
 
 
 def parse_result(text: str) -> GradeResult | None:
