@@ -22,6 +22,13 @@ from tests.pack_layers_cases import (
 )
 
 
+def _own_memory(results: tuple[object, ...], inputs: list[object], where: str) -> None:
+    """No result is an input, or a view of one: writing to it would change the caller's array."""
+    for result in results:
+        shared = [i for i, a in enumerate(inputs) if np.shares_memory(np.asarray(result), np.asarray(a))]
+        assert not shared, f"{where}: a result shares its memory with input {shared[0]}"
+
+
 def check(module: object, layer: str, case: dict[str, object], index: int) -> None:
     """One case through the module's forward and backward, against torch; an AssertionError naming the
     case and what differs otherwise."""
@@ -35,7 +42,7 @@ def check(module: object, layer: str, case: dict[str, object], index: int) -> No
         assert isinstance(ours, tuple) and len(ours) == 3, f"{where}: adam_step returns (param, m, v)"
         for name, mine, theirs in zip(("param", "m", "v"), ours, expected, strict=True):
             assert_close(mine, theirs, f"{where}, new {name}")
-        assert all(not np.shares_memory(a, case[n]) for a in ours for n in spec.inputs), f"{where}: returns an input"
+        _own_memory(ours, [case[n] for n in spec.inputs], where)
     else:
         out, cache = forward(**case)
         assert_close(out, expected[0], f"{where}, out")
@@ -48,6 +55,7 @@ def check(module: object, layer: str, case: dict[str, object], index: int) -> No
         for name, mine, theirs in zip(spec.inputs, grads, wanted, strict=True):
             assert_close(mine, theirs, f"{where}, d{name}", scale)
         assert np.array_equal(given, dout), f"{where}: the backward modified dout"
+        _own_memory((out, *grads), [*(case[n] for n in spec.inputs), given], where)
     for name, before in kept.items():
         after = case[name]
         same = np.array_equal(after, before) if isinstance(before, np.ndarray) else after == before
@@ -153,6 +161,45 @@ BUGS = {
     "conv2d backward without padding handling": (
         "conv2d",
         [("dxp[:, :, ph : ph + shape[2], pw : pw + shape[3]]", "dxp[:, :, : shape[2], : shape[3]]")],
+    ),
+    "layernorm with eps added to the standard deviation": (
+        "layernorm",
+        [
+            (
+                "keepdims=True)\n    rstd = 1.0 / np.sqrt(var + eps)\n    xhat = (x - mean) * rstd\n    out = xhat * weight + bias",
+                "keepdims=True)\n    rstd = 1.0 / (np.sqrt(var) + eps)\n    xhat = (x - mean) * rstd\n    out = xhat * weight + bias",
+            )
+        ],
+    ),
+    "batchnorm statistics over axis 0 only": ("batchnorm", [("axes = (0, *range(2, x.ndim))", "axes = (0,)")]),
+    "attention's softmax over the queries' axis": (
+        "attention",
+        [
+            (
+                "shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    p = shifted / shifted.sum(axis=-1, keepdims=True)",
+                "shifted = np.exp(scores - scores.max(axis=-2, keepdims=True))\n    p = shifted / shifted.sum(axis=-2, keepdims=True)",
+            )
+        ],
+    ),
+    "attention's dk without the scale": (
+        "attention",
+        [("dk = (np.swapaxes(ds, -1, -2) @ q) * scale", "dk = np.swapaxes(ds, -1, -2) @ q")],
+    ),
+    "conv2d overwriting overlapping taps": (
+        "conv2d",
+        [("dxp[:, :, rows, cols] += ", "dxp[:, :, rows, cols] = ")],
+    ),
+    "maxpool overwriting where windows overlap": (
+        "maxpool2d",
+        [("b : b + sw * (wo - 1) + 1 : sw] += dout", "b : b + sw * (wo - 1) + 1 : sw] = dout")],
+    ),
+    "adam with eps inside the square root": (
+        "adam",
+        [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
+    ),
+    "a backward returning a view of dout": (
+        "layernorm",
+        [("dbias = dout.sum(axis=lead)", "dbias = dout.sum(axis=lead) if lead else dout")],
     ),
     "layernorm backward without the mean of g": (
         "layernorm",

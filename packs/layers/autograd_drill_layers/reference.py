@@ -10,7 +10,9 @@ NumPy only, no autograd: every backward is the chain rule written out, in the st
   nothing else is done with it (a tuple of arrays, a dict, an object: your choice).
 - A backward takes ``dout`` (the gradient of the loss with respect to ``out``, of ``out``'s shape)
   and returns the gradient of each differentiable input, each of that input's shape, in the order
-  the input comes in the forward's signature.
+  the input comes in the forward's signature (a tuple; ``maxpool2d_backward``, with one
+  differentiable input, returns the one array ``dx``). The options (``eps``, ``causal``,
+  ``stride``, ...) get no gradient.
 - Each layer computes what the ``torch`` expression named in its docstring computes, in float64;
   the grader compares values and gradients with torch's (``torch.autograd.grad(out, inputs, dout)``)
   to a relative tolerance of about 1e-10.
