@@ -193,6 +193,17 @@ BUGS = {
         "maxpool2d",
         [("b : b + sw * (wo - 1) + 1 : sw] += dout", "b : b + sw * (wo - 1) + 1 : sw] = dout")],
     ),
+    "adam with t counting from 0": (
+        "adam",
+        [("m_hat = m / (1 - beta1**t)", "m_hat = m / (1 - beta1 ** (t - 1) + 1e-300)")],
+    ),
+    "adam with AdamW's decoupled decay": (
+        "adam",
+        [
+            ("g = grad + weight_decay * param\n", "g = grad\n"),
+            ("param = param - lr * m_hat", "param = param * (1 - lr * weight_decay) - lr * m_hat"),
+        ],
+    ),
     "adam with eps inside the square root": (
         "adam",
         [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
