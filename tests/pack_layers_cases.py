@@ -1,0 +1,244 @@
+"""The generated cases of the ``layers`` pack (packs/layers/) and torch's answers to them, in float64.
+
+Each layer's cases are drawn from a seeded generator, by construction: shapes with and without
+leading axes, strides and paddings as ints and as pairs, windows that overlap, ties made on purpose,
+causal masks with ``Lq < Lk`` and ``Lq > Lk``, magnitudes from 1e-3 to 1e3. ``torch_answer`` gives
+what torch computes for a case: the output, and the gradients of the differentiable inputs for a
+cotangent ``dout`` (``torch.autograd.grad(out, inputs, dout)``), or Adam's new state.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[1]
+PACK = ROOT / "packs" / "layers"
+PACKAGE = PACK / "autograd_drill_layers"
+REFERENCE = PACKAGE / "reference.py"
+ALTERNATIVES = sorted(p for p in (PACK / "alternatives").glob("*.py") if not p.name.startswith("_"))
+MODULES = [REFERENCE, *ALTERNATIVES]
+RTOL = 1e-10
+
+
+def load(path: Path, source: str | None = None) -> ModuleType:
+    """The module a file holds (or ``source`` in its place: a mutated copy), loaded by path."""
+    module = ModuleType(f"layers_{path.stem}")
+    module.__file__ = str(path)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    exec(compile(text, str(path), "exec"), module.__dict__)
+    return module
+
+
+@dataclass(frozen=True)
+class Layer:
+    forward: str
+    backward: str | None
+    inputs: tuple[str, ...]
+    """The differentiable inputs, in the order the backward returns their gradients."""
+    torch_fn: Callable[..., torch.Tensor]
+
+
+def _conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, stride: object = 1, padding: object = 0):
+    return F.conv2d(x, weight, bias, stride, padding)
+
+
+def _pool(x: torch.Tensor, kernel_size: object, stride: object = None):
+    return F.max_pool2d(x, kernel_size, stride)
+
+
+LAYERS = {
+    "layernorm": Layer(
+        "layernorm_forward",
+        "layernorm_backward",
+        ("x", "weight", "bias"),
+        lambda x, weight, bias, eps=1e-5: F.layer_norm(x, (x.shape[-1],), weight, bias, eps),
+    ),
+    "batchnorm": Layer(
+        "batchnorm_forward",
+        "batchnorm_backward",
+        ("x", "weight", "bias"),
+        lambda x, weight, bias, eps=1e-5: F.batch_norm(x, None, None, weight, bias, training=True, eps=eps),
+    ),
+    "attention": Layer(
+        "attention_forward",
+        "attention_backward",
+        ("q", "k", "v"),
+        lambda q, k, v, causal=False: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+    ),
+    "conv2d": Layer("conv2d_forward", "conv2d_backward", ("x", "weight", "bias"), _conv),
+    "maxpool2d": Layer("maxpool2d_forward", "maxpool2d_backward", ("x",), _pool),
+    "adam": Layer("adam_step", None, ("param", "grad", "m", "v"), lambda **_: torch.zeros(())),
+}
+SCALES = (1e-3, 1.0, 1e3)
+
+
+def _layernorm(rng: np.random.Generator, i: int) -> dict[str, object]:
+    shape = [(5,), (3, 7), (2, 3, 8), (4, 1, 1, 6), (6, 1), (2, 2, 16)][i % 6]
+    d = shape[-1]
+    x = rng.standard_normal(shape) * SCALES[i % 3] + rng.normal(0, 10) * (i % 2)  # an offset every other case
+    case: dict[str, object] = {"x": x, "weight": rng.standard_normal(d), "bias": rng.standard_normal(d)}
+    if i % 4 == 3:
+        case["eps"] = 1e-2
+    return case
+
+
+def _batchnorm(rng: np.random.Generator, i: int) -> dict[str, object]:
+    shape = [(8, 3), (4, 2, 3, 3), (2, 3, 1, 5), (5, 1), (3, 2, 5), (2, 4, 2, 3)][i % 6]
+    c = shape[1]
+    x = rng.standard_normal(shape) * SCALES[i % 3] + rng.normal(0, 10) * (i % 2)
+    case: dict[str, object] = {"x": x, "weight": rng.standard_normal(c), "bias": rng.standard_normal(c)}
+    if i % 4 == 3:
+        case["eps"] = 1e-1
+    return case
+
+
+def _attention(rng: np.random.Generator, i: int) -> dict[str, object]:
+    lead = [(), (2,), (2, 3), (1,), (3,), (2, 2)][i % 6]
+    lq, lk = [(4, 4), (3, 6), (6, 3), (1, 5), (5, 1), (4, 7)][(i + i // 6) % 6]
+    d, dv = [(4, 4), (3, 5), (8, 2), (1, 3)][i % 4]
+    big = 30.0 if i % 5 == 4 else 1.0  # scores in the hundreds: exp without the shift overflows
+    return {
+        "q": rng.standard_normal((*lead, lq, d)) * big,
+        "k": rng.standard_normal((*lead, lk, d)) * big,
+        "v": rng.standard_normal((*lead, lk, dv)),
+        "causal": bool(i % 2),
+    }
+
+
+def _conv2d(rng: np.random.Generator, i: int) -> dict[str, object]:
+    n, c, f = [(2, 3, 4), (1, 1, 2), (3, 2, 1), (2, 2, 3)][i % 4]
+    h, w = [(5, 5), (7, 6), (4, 9), (6, 6)][(i // 2) % 4]
+    kh, kw = [(3, 3), (2, 3), (1, 1), (3, 2)][i % 4]
+    stride: object = [1, 2, (2, 1), (1, 3), 3][i % 5]
+    padding: object = [0, 1, (2, 0), (0, 1), 2][(i + 1) % 5]
+    return {
+        "x": rng.standard_normal((n, c, h, w)) * SCALES[i % 3],
+        "weight": rng.standard_normal((f, c, kh, kw)),
+        "bias": rng.standard_normal(f),
+        "stride": stride,
+        "padding": padding,
+    }
+
+
+def _maxpool2d(rng: np.random.Generator, i: int) -> dict[str, object]:
+    shape = [(2, 3, 6, 6), (1, 2, 5, 7), (2, 1, 4, 4), (1, 1, 7, 5)][i % 4]
+    kernel: object = [2, 3, (2, 3), (3, 2)][(i // 2) % 4]
+    stride: object = [None, 1, (1, 2), 2, (2, 1)][i % 5]  # 1 and (1, 2): windows overlap
+    if i % 3 == 0:  # ties on purpose: a few values only, or a constant plane
+        x = rng.integers(0, 3, shape).astype(np.float64) if i % 2 == 0 else np.full(shape, -1.5)
+    else:
+        x = rng.standard_normal(shape) * SCALES[i % 3]
+    case: dict[str, object] = {"x": x, "kernel_size": kernel}
+    if stride is not None:
+        case["stride"] = stride
+    return case
+
+
+def _adam(rng: np.random.Generator, i: int) -> dict[str, object]:
+    shape = [(5,), (3, 4), (2, 2, 3), ()][i % 4]
+    t = [1, 2, 3, 10, 1000][i % 5]
+    first = t == 1
+    scale = SCALES[i % 3]
+    case: dict[str, object] = {
+        "param": rng.standard_normal(shape),
+        "grad": rng.standard_normal(shape) * scale,
+        "m": np.zeros(shape) if first else rng.standard_normal(shape) * scale * 0.1,
+        "v": np.zeros(shape) if first else (rng.standard_normal(shape) * scale) ** 2 * 0.1,
+        "t": t,
+    }
+    if i % 2:
+        case.update(lr=[1e-2, 0.1, 3e-4][i % 3], betas=[(0.8, 0.99), (0.9, 0.999), (0.5, 0.9)][i % 3])
+    if i % 3 == 2:
+        case.update(eps=1e-6, weight_decay=0.1)
+    return case
+
+
+MAKERS = {
+    "layernorm": _layernorm,
+    "batchnorm": _batchnorm,
+    "attention": _attention,
+    "conv2d": _conv2d,
+    "maxpool2d": _maxpool2d,
+    "adam": _adam,
+}
+COUNT = 12
+
+
+def cases(layer: str) -> list[dict[str, object]]:
+    """The layer's generated cases, the same on every run."""
+    return [MAKERS[layer](np.random.default_rng([2028, i, list(MAKERS).index(layer)]), i) for i in range(COUNT)]
+
+
+def _tensor(value: object) -> object:
+    return torch.tensor(value, dtype=torch.float64) if isinstance(value, np.ndarray) else value
+
+
+def torch_adam(case: dict[str, object]) -> tuple[np.ndarray, ...]:
+    """One torch.optim.Adam step from the state ``(t - 1, m, v)``: the new param, m and v."""
+    param = torch.tensor(case["param"], dtype=torch.float64, requires_grad=True)
+    param.grad = torch.tensor(case["grad"], dtype=torch.float64)
+    options = {k: case[k] for k in ("lr", "betas", "eps", "weight_decay") if k in case}
+    optimizer = torch.optim.Adam([param], **options)
+    optimizer.state[param] = {
+        "step": torch.tensor(float(case["t"]) - 1.0),
+        "exp_avg": torch.tensor(case["m"], dtype=torch.float64),
+        "exp_avg_sq": torch.tensor(case["v"], dtype=torch.float64),
+    }
+    optimizer.step()
+    state = optimizer.state[param]
+    return tuple(a.detach().numpy().copy() for a in (param, state["exp_avg"], state["exp_avg_sq"]))
+
+
+def cotangent(index: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The ``dout`` of case ``index``: the same on every run."""
+    return np.random.default_rng([index, 7]).standard_normal(shape)
+
+
+@functools.cache
+def answers(layer: str) -> tuple[tuple[np.ndarray, ...], ...]:
+    """torch's answers to the layer's cases, worked out once: for a layer, its output, the cotangent
+    ``dout`` and the gradients of its inputs for it; for adam, the new param, m and v."""
+    if LAYERS[layer].backward is None:
+        return tuple(torch_adam(case) for case in cases(layer))
+    found = []
+    for index, case in enumerate(cases(layer)):
+        out, _ = torch_answer(layer, case, None)
+        dout = cotangent(index, out.shape)
+        found.append((out, dout, *torch_answer(layer, case, dout)[1]))
+    return tuple(found)
+
+
+def torch_answer(layer: str, case: dict[str, object], dout: np.ndarray | None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """torch's output for the case, and (given ``dout``) the gradients of the layer's inputs."""
+    spec = LAYERS[layer]
+    args = {name: _tensor(value) for name, value in case.items()}
+    inputs = [args[name] for name in spec.inputs]
+    for tensor in inputs:
+        tensor.requires_grad_(True)  # type: ignore[attr-defined]
+    out = spec.torch_fn(**args)
+    if dout is None:
+        return out.detach().numpy(), []
+    grads = torch.autograd.grad(out, inputs, torch.tensor(dout, dtype=torch.float64))
+    return out.detach().numpy(), [g.numpy() for g in grads]
+
+
+def assert_close(ours: object, theirs: np.ndarray, what: str, scale: float = 0.0) -> None:
+    """Float64 values of torch's shape, equal to about 1e-10 of the largest value (relative-ish): of
+    ``theirs``, or ``scale`` when larger (the largest of a case's gradients, for one that cancels to
+    zero, where torch's rounding is all there is)."""
+    assert isinstance(ours, np.ndarray | np.float64), f"{what}: a NumPy array, not {type(ours).__name__}"
+    ours = np.asarray(ours)  # a 0-d result may be NumPy's float64 scalar, which 0-d arithmetic gives
+    assert ours.dtype == np.float64, f"{what}: dtype {ours.dtype}, not float64"
+    assert ours.shape == theirs.shape, f"{what}: shape {ours.shape}, torch {theirs.shape}"
+    size = max(float(np.abs(theirs).max()) if theirs.size else 0.0, scale)
+    err = np.abs(ours - theirs)
+    worst = float(err.max()) if err.size else 0.0
+    assert np.all(err <= RTOL * (np.abs(theirs) + size) + 1e-300), f"{what}: off by {worst:.3g} (largest {size:.3g})"
