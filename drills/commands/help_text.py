@@ -26,6 +26,7 @@ COMMANDS = (
         "chart",
         "A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days.",
     ),
+    ("packs", "The installed drill packs: each one's title, version, targets, full drill's time and where it is."),
     ("start", "Write the stub of TARGET for its rung of the ladder and start the timer. TARGET may be 'full'."),
     ("full", "Every core target blank at once, 45:00 to beat, one split per target."),
     ("check", "Grade the attempt in progress once (drill watch does it on every save)."),

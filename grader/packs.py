@@ -1,0 +1,196 @@
+"""Drill packs: the catalog, reference, oracle tests, recording, review cards and interview questions of
+one family of from-scratch tasks, named by one frozen ``Pack`` (docs/packs.md).
+
+A pack is declared by an entry point of the group ``autograd_drill.packs`` whose value is a callable
+returning a ``Pack`` (or a ``Pack`` itself). The autograd engine is the built-in pack: ``builtin()``
+is always first in ``installed()``, called directly, whatever the entry points say (our own
+pyproject.toml declares it too, as ``autograd_drill.grader.packs:builtin``: that entry point, ours,
+adds nothing, and is ignored without a word where that module path does not import). A pack that does not load (its entry point raises, returns no Pack, names
+another pack, has files missing, a catalog that does not load, or a name already taken) is left out
+and kept in ``not_loaded()`` as its name and a one-line reason: never a traceback.
+
+Importing this module imports nothing heavy (no NumPy, no pytest): ``drill list`` reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.catalog import CATALOG_FILE, load_catalog
+from reference import ENGINE
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+GROUP = "autograd_drill.packs"
+"""The entry point group a pack declares itself in."""
+BUILTIN = "autograd"
+"""The built-in pack's name: the autograd engine."""
+OURS = "autograd_drill.grader.packs:builtin"
+"""The value of the built-in pack's entry point in our pyproject.toml (written as the module is named
+once the tool is one ``autograd_drill`` package)."""
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+"""A pack's name: what qualifies its targets (``layers/layernorm``), so no slash, no capitals."""
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One family of drills, as the tool needs it: every path absolute, every file there."""
+
+    name: str
+    """Unique among the installed packs; the qualifier of a target id that clashes (``layers/layernorm``)."""
+    title: str
+    """One line for ``drill packs``."""
+    version: str
+    """The pack's version (its distribution's, as a rule)."""
+    root: Path
+    """The pack's folder (a package directory)."""
+    catalog: Path
+    """Its ``catalog.toml``: the format of grader/catalog.toml (``[[target]]`` and ``[full]``)."""
+    reference: Path
+    """Its reference module (one .py file): stubs are cut from it, ``drill diff`` shows it."""
+    tests: Path
+    """The folder of its ``test_<marker>.py`` oracle tests."""
+    recording: Path
+    """Its recorded oracle (.npz): answers by test id and input digest."""
+    reviews: Path
+    """Its review cards: the format of drills/views/reviews.toml."""
+    questions: Path
+    """Its interview questions: the format of drills/interview/questions.toml."""
+
+
+FILES = ("catalog", "reference", "recording", "reviews", "questions")
+"""The fields of a Pack that name a file; ``root`` and ``tests`` name folders."""
+
+
+def tool_folder(grader: Path = HERE) -> Path:
+    """The folder of the tool's own package (drills/), found from the grader's without importing it.
+    In the source tree, and in any install made before the rename, drills/ and grader/ are siblings;
+    in a wheel of the one ``autograd_drill`` package, drills/ *is* the package and grader/ is inside it
+    (pyproject.toml's package-dir). Whichever holds ``views/reviews.toml``; the sibling otherwise (a
+    Pack whose files are missing then says so)."""
+    for folder in (grader.parent / "drills", grader.parent):
+        if (folder / "views" / "reviews.toml").is_file():
+            return folder
+    return grader.parent / "drills"
+
+
+def builtin() -> Pack:
+    """The autograd engine: the pack every drill was before packs existed (its ids, times and history
+    unchanged)."""
+    tool = tool_folder()
+    return Pack(
+        name=BUILTIN,
+        title="A tensor autograd engine in NumPy, graded against torch.autograd",
+        version=_version("autograd-drill"),
+        root=HERE,
+        catalog=CATALOG_FILE,
+        reference=ENGINE,
+        tests=HERE,
+        recording=HERE / "recorded" / "oracle.npz",
+        reviews=tool / "views" / "reviews.toml",
+        questions=tool / "interview" / "questions.toml",
+    )
+
+
+def installed() -> tuple[Pack, ...]:
+    """The packs that load, the built-in one first, then the entry points' in their order."""
+    return _scan()[0]
+
+
+def not_loaded() -> tuple[tuple[str, str], ...]:
+    """The packs that did not load: (name, one-line reason), in the entry points' order."""
+    return _scan()[1]
+
+
+@cache
+def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
+    """Every entry point of GROUP, loaded and checked once per process (tests clear the cache)."""
+    from importlib.metadata import entry_points
+
+    packs = [builtin()]
+    problems: list[tuple[str, str]] = []
+    for point in entry_points(group=GROUP):
+        try:
+            pack = _load(point)
+        except PackProblem as exc:
+            problems.append((point.name, one_line(str(exc))))
+            continue
+        if pack is None:
+            continue
+        first = next((p for p in packs if p.name == pack.name), None)
+        if first is not None:
+            problems.append((pack.name, f"a pack named {pack.name} is already loaded, from {first.root}"))
+            continue
+        packs.append(pack)
+    return tuple(packs), tuple(problems)
+
+
+class PackProblem(Exception):
+    """Why an entry point gave no pack the tool can use."""
+
+
+def _load(point: EntryPoint) -> Pack | None:
+    """The checked Pack of ``point``; None for our own built-in entry point, which ``builtin()`` already
+    answered (called directly): it is skipped when it loads the same Pack (after the rename), and when
+    it does not import (before it, ``autograd_drill.grader`` is no module), with no warning."""
+    ours = point.name == BUILTIN and point.value == OURS
+    try:
+        value = point.load()
+        pack = value() if callable(value) and not isinstance(value, Pack) else value
+    except (Exception, SystemExit) as exc:  # whatever a third party's import or call raises, but Ctrl-C
+        if ours:
+            return None
+        raise PackProblem(f"its entry point {point.value} raised {type(exc).__name__}: {exc}") from None
+    if ours and pack == builtin():
+        return None
+    if not isinstance(pack, Pack):
+        raise PackProblem(f"its entry point {point.value} gave a {type(pack).__name__}, not a Pack")
+    check(pack, point.name)
+    return pack
+
+
+def check(pack: Pack, declared: str) -> None:
+    """A PackProblem unless ``pack`` is named as its entry point is, every path is there, and its
+    catalog loads."""
+    if not isinstance(pack.name, str) or not NAME.fullmatch(pack.name):
+        raise PackProblem(f"its name {pack.name!r} is not lowercase letters, digits, - and _ (up to 32)")
+    if pack.name != declared:
+        raise PackProblem(f"its entry point is named {declared} but the pack {pack.name}")
+    for field in fields(pack):
+        path = getattr(pack, field.name)
+        if field.name in ("name", "title", "version"):
+            if not isinstance(path, str):
+                raise PackProblem(f"its {field.name} is a {type(path).__name__}, not a str")
+            continue
+        if not isinstance(path, Path):
+            raise PackProblem(f"its {field.name} is a {type(path).__name__}, not a Path")
+        there = path.is_file() if field.name in FILES else path.is_dir()
+        if not there:
+            raise PackProblem(f"its {field.name} {path} is not a {'file' if field.name in FILES else 'folder'}")
+    try:
+        load_catalog(pack.catalog)
+    except Exception as exc:  # a TOML error, a key missing, a time not m:ss: whatever the file holds
+        raise PackProblem(f"its catalog {pack.catalog} does not load: {type(exc).__name__}: {exc}") from None
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line (its whitespace runs as one space), cut at ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _version(distribution: str) -> str:
+    """The installed version of ``distribution``; ``unknown`` when it is not installed (run from a
+    source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
