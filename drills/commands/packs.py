@@ -37,7 +37,7 @@ def packs(term: Terminal, as_json: bool) -> None:
         return
     from drills.views.packs import packs_table
 
-    term.out.print(packs_table(installed(), tuple(name for name, _ in not_loaded())))
+    term.out.print(packs_table(installed(), not_loaded()))
 
 
 def as_object() -> dict[str, Any]:
