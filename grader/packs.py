@@ -36,6 +36,8 @@ once the tool is one ``autograd_drill`` package)."""
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 """A pack's name: what qualifies its targets (``layers/layernorm``), so no slash, no capitals."""
 HERE = Path(__file__).resolve().parent
+UNKNOWN = "?"
+"""The name a problem goes by when no entry point could be read at all."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,12 @@ def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
 
     packs = [builtin()]
     problems: list[tuple[str, str]] = []
-    for point in entry_points(group=GROUP):
+    try:
+        points = entry_points(group=GROUP)
+    except Exception as exc:  # one distribution's entry_points.txt that does not parse fails them all
+        reason = f"the installed distributions' entry points do not read: {type(exc).__name__}: {exc}"
+        return tuple(packs), ((UNKNOWN, one_line(reason)),)
+    for point in points:
         try:
             pack = _load(point)
         except PackProblem as exc:

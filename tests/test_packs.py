@@ -261,6 +261,19 @@ def test_a_pack_that_does_not_load_is_one_line_and_drill_list_works(make_pack, c
     assert not drill("ladder").stderr  # the others say nothing of packs
 
 
+def test_entry_points_that_do_not_parse_are_one_line_and_drill_list_works(make_pack):
+    """A distribution's entry_points.txt with a line that is no ``name = value`` makes
+    importlib.metadata.entry_points() raise (TypeError, Python 3.11 to 3.13) for every group: the built-in
+    pack stays, the others are one warning."""
+    make_pack("goodpack")
+    make_pack("junkpack", entry="this line has no equals sign")
+    rows = packs_json(warned=("?",))
+    assert [(r["name"], r["loaded"]) for r in rows] == [("autograd", True), ("?", False)]
+    assert rows[1]["reason"].startswith("the installed distributions' entry points do not read: TypeError")
+    listed = drill("list")
+    assert all(target in listed.stdout for target in CATALOG.drill_ids)
+
+
 def test_of_two_packs_of_one_name_the_first_wins(make_pack):
     first = make_pack("twin_a", entry="twin = twin_a:pack", pack_name="twin")
     make_pack("twin_b", entry="twin = twin_b:pack", pack_name="twin")
