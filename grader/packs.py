@@ -82,6 +82,7 @@ def tool_folder(grader: Path = HERE) -> Path:
     return grader.parent / "drills"
 
 
+@cache
 def builtin() -> Pack:
     """The autograd engine: the pack every drill was before packs existed (its ids, times and history
     unchanged)."""
@@ -102,26 +103,28 @@ def builtin() -> Pack:
 
 def installed() -> tuple[Pack, ...]:
     """The packs that load, the built-in one first, then the entry points' in their order."""
-    return _scan()[0]
+    return (builtin(), *_scan()[0])
 
 
 def not_loaded() -> tuple[tuple[str, str], ...]:
-    """The packs that did not load: (name, one-line reason), in the entry points' order."""
+    """The packs that did not load: (name, one-line reason), in the entry points' order. Read without
+    the built-in Pack (its version is read from its distribution's metadata): ``drill list`` asks this."""
     return _scan()[1]
 
 
 @cache
 def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
-    """Every entry point of GROUP, loaded and checked once per process (tests clear the cache)."""
+    """Every entry point of GROUP but ours, loaded and checked once per process (tests clear the cache)."""
     from importlib.metadata import entry_points
 
-    packs = [builtin()]
+    packs: list[Pack] = []
+    roots = {BUILTIN: HERE}  # the first pack of each name: where it is
     problems: list[tuple[str, str]] = []
     try:
         points = entry_points(group=GROUP)
     except Exception as exc:  # one distribution's entry_points.txt that does not parse fails them all
         reason = f"the installed distributions' entry points do not read: {type(exc).__name__}: {exc}"
-        return tuple(packs), ((UNKNOWN, one_line(reason)),)
+        return (), ((UNKNOWN, one_line(reason)),)
     for point in points:
         try:
             pack = _load(point)
@@ -130,10 +133,10 @@ def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
             continue
         if pack is None:
             continue
-        first = next((p for p in packs if p.name == pack.name), None)
-        if first is not None:
-            problems.append((pack.name, f"a pack named {pack.name} is already loaded, from {first.root}"))
+        if pack.name in roots:
+            problems.append((pack.name, f"a pack named {pack.name} is already loaded, from {roots[pack.name]}"))
             continue
+        roots[pack.name] = pack.root
         packs.append(pack)
     return tuple(packs), tuple(problems)
 
@@ -143,23 +146,31 @@ class PackProblem(Exception):
 
 
 def _load(point: EntryPoint) -> Pack | None:
-    """The checked Pack of ``point``; None for our own built-in entry point, which ``builtin()`` already
-    answered (called directly): it is skipped when it loads the same Pack (after the rename), and when
-    it does not import (before it, ``autograd_drill.grader`` is no module), with no warning."""
+    """The checked Pack of ``point``; None for our own built-in entry point, which ``builtin()`` answers
+    (called directly). Ours is skipped when it loads the built-in pack (after the rename) and, with no
+    warning, when its package is not there (before it, there is no ``autograd_drill`` module); any
+    other failure of ours is a problem, as a third party's is."""
     ours = point.name == BUILTIN and point.value == OURS
     try:
         value = point.load()
         pack = value() if callable(value) and not isinstance(value, Pack) else value
     except (Exception, SystemExit) as exc:  # whatever a third party's import or call raises, but Ctrl-C
-        if ours:
+        if ours and _not_there(exc):
             return None
         raise PackProblem(f"its entry point {point.value} raised {type(exc).__name__}: {exc}") from None
-    if ours and pack == builtin():
+    if ours and isinstance(pack, Pack) and pack.name == BUILTIN and pack.root == HERE:
         return None
     if not isinstance(pack, Pack):
         raise PackProblem(f"its entry point {point.value} gave a {type(pack).__name__}, not a Pack")
     check(pack, point.name)
     return pack
+
+
+def _not_there(exc: BaseException) -> bool:
+    """Whether ``exc`` says that our entry point's module, or a package above it, is not there."""
+    module = OURS.partition(":")[0]
+    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    return name is not None and (module == name or module.startswith(f"{name}."))
 
 
 def check(pack: Pack, declared: str) -> None:

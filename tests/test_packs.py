@@ -176,6 +176,19 @@ def test_our_entry_point_adds_nothing_whether_it_imports_or_not(make_pack, monke
     assert [row["name"] for row in packs_json()] == ["autograd"]
 
 
+def test_our_entry_point_that_fails_otherwise_is_a_warning(make_pack, monkeypatch):
+    """Only a package that is not there (before the rename) is ours to ignore: a typo in our own
+    pyproject.toml, once the module imports, is a warning as a third party's would be."""
+    value = "grader.packs:no_such_function"
+    point = EntryPoint(name="autograd", value=value, group=packs.GROUP)
+    monkeypatch.setattr(packs, "OURS", value)
+    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: (point,) if group == packs.GROUP else ())
+    packs._scan.cache_clear()
+    rows = packs_json(warned=("autograd",))
+    assert [(r["name"], r["loaded"]) for r in rows] == [("autograd", True), ("autograd", False)]
+    assert "raised AttributeError" in rows[1]["reason"]
+
+
 @pytest.mark.parametrize("layout", ["source", "one package"])
 def test_the_cards_and_questions_are_found_in_either_layout(tmp_path, layout):
     """The source tree (and an install before the rename): drills/ beside grader/. A wheel of the one
