@@ -15,6 +15,8 @@ Importing this module imports nothing heavy (no NumPy, no pytest): ``drill list`
 from __future__ import annotations
 
 import re
+import sys
+from contextlib import redirect_stdout
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -152,8 +154,9 @@ def _load(point: EntryPoint) -> Pack | None:
     other failure of ours is a problem, as a third party's is."""
     ours = point.name == BUILTIN and point.value == OURS
     try:
-        value = point.load()
-        pack = value() if callable(value) and not isinstance(value, Pack) else value
+        with redirect_stdout(sys.stderr):  # what a pack prints as it loads is not drill packs --json's
+            value = point.load()
+            pack = value() if callable(value) and not isinstance(value, Pack) else value
     except (Exception, SystemExit) as exc:  # whatever a third party's import or call raises, but Ctrl-C
         if ours and _not_there(exc):
             return None
@@ -186,8 +189,8 @@ def check(pack: Pack, declared: str) -> None:
             if not isinstance(path, str):
                 raise PackProblem(f"its {field.name} is a {type(path).__name__}, not a str")
             continue
-        if not isinstance(path, Path):
-            raise PackProblem(f"its {field.name} is a {type(path).__name__}, not a Path")
+        if not isinstance(path, Path) or not path.is_absolute():
+            raise PackProblem(f"its {field.name} {path!r} is not an absolute Path")
         there = path.is_file() if field.name in FILES else path.is_dir()
         if not there:
             raise PackProblem(f"its {field.name} {path} is not a {'file' if field.name in FILES else 'folder'}")

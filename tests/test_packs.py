@@ -79,6 +79,17 @@ def broken():
     raise RuntimeError("the pack's author\\nwrote two lines")
 
 
+def chatty():
+    print("hello from a pack")
+    return pack()
+
+
+def relative():
+    import dataclasses
+
+    return dataclasses.replace(pack(), catalog=Path({catalog!r}))
+
+
 def not_a_pack():
     return {{"name": {name!r}}}
 """
@@ -247,6 +258,10 @@ BROKEN = {
         {"entry": "bad = badpack:pack", "pack_name": "bad", "catalog_text": CATALOG_TOML.replace("1:30", "90s")},
         "does not load: ValueError",
     ),
+    "a relative path": (
+        {"entry": "bad = badpack:relative", "pack_name": "bad"},
+        "catalog.toml') is not an absolute Path",
+    ),
     "the builtin's name": ({"entry": "autograd = badpack:pack", "pack_name": "autograd"}, "is already loaded"),
 }
 
@@ -285,6 +300,14 @@ def test_entry_points_that_do_not_parse_are_one_line_and_drill_list_works(make_p
     assert rows[1]["reason"].startswith("the installed distributions' entry points do not read: TypeError")
     listed = drill("list")
     assert all(target in listed.stdout for target in CATALOG.drill_ids)
+
+
+def test_what_a_pack_prints_as_it_loads_goes_to_stderr(make_pack):
+    """drill packs --json's standard output is its JSON object, whatever a pack's import prints."""
+    make_pack("chattypack", entry="chattypack = chattypack:chatty")
+    result = drill("packs", "--json")
+    assert [row["name"] for row in json.loads(result.stdout)["packs"]] == ["autograd", "chattypack"]
+    assert "hello from a pack" in result.stderr
 
 
 def test_of_two_packs_of_one_name_the_first_wins(make_pack):
