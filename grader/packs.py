@@ -3,11 +3,12 @@ one family of from-scratch tasks, named by one frozen ``Pack`` (docs/packs.md).
 
 A pack is declared by an entry point of the group ``autograd_drill.packs`` whose value is a callable
 returning a ``Pack`` (or a ``Pack`` itself). The autograd engine is the built-in pack: ``builtin()``
-is always first in ``installed()``, called directly, whatever the entry points say (our own
-pyproject.toml declares it too, as ``autograd_drill.grader.packs:builtin``: that entry point, ours,
-adds nothing, and is ignored without a word where that module path does not import). A pack that does not load (its entry point raises, returns no Pack, names
-another pack, has files missing, a catalog that does not load, or a name already taken) is left out
-and kept in ``not_loaded()`` as its name and a one-line reason: never a traceback.
+is always first in ``installed()``, called directly, whatever the entry points say. Our own
+pyproject.toml declares it too, as ``autograd_drill.grader.packs:builtin``: that entry point adds
+nothing, and is ignored without a word where its package is not there (before the rename). A pack
+that does not load (its entry point raises, returns no Pack, is named otherwise, has a path missing or
+relative, a catalog that does not load, or a name already taken) is left out and kept in
+``not_loaded()`` as its name and a one-line reason: never a traceback.
 
 Importing this module imports nothing heavy (no NumPy, no pytest): ``drill list`` reads it.
 """
@@ -184,16 +185,20 @@ def check(pack: Pack, declared: str) -> None:
     if pack.name != declared:
         raise PackProblem(f"its entry point is named {declared} but the pack {pack.name}")
     for field in fields(pack):
-        path = getattr(pack, field.name)
+        value = getattr(pack, field.name)
         if field.name in ("name", "title", "version"):
-            if not isinstance(path, str):
-                raise PackProblem(f"its {field.name} is a {type(path).__name__}, not a str")
+            if not isinstance(value, str):
+                raise PackProblem(f"its {field.name} is a {type(value).__name__}, not a str")
             continue
-        if not isinstance(path, Path) or not path.is_absolute():
-            raise PackProblem(f"its {field.name} {path!r} is not an absolute Path")
-        there = path.is_file() if field.name in FILES else path.is_dir()
+        if not isinstance(value, Path) or not value.is_absolute():
+            raise PackProblem(f"its {field.name} {value!r} is not an absolute Path")
+        kind = "file" if field.name in FILES else "folder"
+        try:
+            there = value.is_file() if kind == "file" else value.is_dir()
+        except OSError as exc:  # a folder on the way that may not be read
+            raise PackProblem(f"its {field.name} {value} cannot be read: {exc.strerror or exc}") from None
         if not there:
-            raise PackProblem(f"its {field.name} {path} is not a {'file' if field.name in FILES else 'folder'}")
+            raise PackProblem(f"its {field.name} {value} is not a {kind}")
     try:
         load_catalog(pack.catalog)
     except Exception as exc:  # a TOML error, a key missing, a time not m:ss: whatever the file holds

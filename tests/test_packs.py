@@ -351,3 +351,18 @@ def test_drill_packs_fits_a_narrow_terminal(make_pack, monkeypatch):
         "goodpack",
         "bad",
     ], shown
+
+
+def test_a_path_that_cannot_be_read_is_a_warning(make_pack, monkeypatch):
+    """Path.is_file raises where a folder on the way may not be searched (not as root: simulated)."""
+    package = make_pack("goodpack")
+    real = Path.is_file
+
+    def is_file(path: Path) -> bool:
+        if path == package / "reviews.toml":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "is_file", is_file)
+    [_, row] = packs_json(warned=("goodpack",))
+    assert row["reason"] == f"its reviews {package / 'reviews.toml'} cannot be read: Permission denied"
