@@ -18,7 +18,7 @@ from drills.commands.plain_help import PlainGroup, PlainTyper
 from drills.interview.plan import DEFAULT_MINUTES
 from drills.loop import clock as clocks
 from drills.loop.watch_keys import key_help
-from grader.catalog import FULL, UnknownTarget, format_time, listed, load_catalog
+from grader.catalog import FULL, UnknownTarget, load_catalog
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -178,6 +178,14 @@ def chart(
     from drills.commands import practice
 
     run(practice.chart, resolve_optional(target))
+
+
+@app.command()
+def packs(as_json: opt.PacksJsonFlag = False) -> None:
+    """The installed drill packs: each one's title, version, targets, full drill's time and where it is."""
+    from drills.commands import packs as body
+
+    run(body.packs, as_json)
 
 
 # ---------------------------------------------------------------------------- a drill
@@ -379,16 +387,7 @@ def grade(
     run(grade_any, file, target, as_json, oracle)
 
 
-def _catalog_in_help() -> None:
-    """The help of ``drill grade`` names the targets of the catalog, whatever they are; ``drill full``'s, its time."""
-    catalog = load_catalog()
-    core = listed(catalog.ids)
-    follow_ups = ", ".join(t.id for t in catalog.extensions)
-    grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)
-    full.__doc__ = (full.__doc__ or "").replace("FULL_TIME", format_time(catalog.full_time))
-
-
-_catalog_in_help()
+opt.catalog_in_help(grade, full)  # the help of drill grade names the catalog's targets; drill full's, its time
 group_commands(app)
 
 

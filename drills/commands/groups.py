@@ -26,12 +26,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "Practice": ("list", "next", "ladder", "review", "show", "stats", "chart", "interview"),
     "Grading": ("grade",),
-    "Data": ("export", "import", "where"),
+    "Data": ("export", "import", "where", "packs"),
 }
 """Drilling: an attempt, from its start to its end and what follows it (its diff, a file restored).
 Practice: what to drill and how you are doing, and study outside an attempt (review cards, the
-reference, mock interviews). Grading: any engine file, outside a drill. Data: your history and where
-it is kept. ``where`` is drill where (issue 27, point 1)."""
+reference, mock interviews). Grading: any engine file, outside a drill. Data: your history, where it is
+kept, and the drill packs installed."""
 
 GROUP_OF: dict[str, str] = {name: group for group, names in GROUPS.items() for name in names}
 """Each command's group."""

@@ -77,6 +77,10 @@ COMMANDS = (
                 "Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped.",
             ),
             ("where", "Where things live: the workspace, the history, the interviews, the recording, the data folder."),
+            (
+                "packs",
+                "The installed drill packs: each one's title, version, targets, full drill's time and where it is.",
+            ),
         ),
     ),
 )

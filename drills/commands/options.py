@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -9,6 +10,7 @@ import typer
 
 from drills.interview.plan import MAX_MINUTES, MIN_MINUTES
 from drills.store.states import RUNGS
+from grader.catalog import format_time, listed, load_catalog
 
 
 def target_ids(incomplete: str) -> list[str]:
@@ -125,3 +127,13 @@ ExportOutputOption = Annotated[
 WithSourcesFlag = Annotated[
     bool, typer.Option("--with-sources", help="JSON only: include every graded version of your files.")
 ]
+PacksJsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead (its keys: docs/packs.md).")]
+
+
+def catalog_in_help(grade: Callable[..., Any], full: Callable[..., Any]) -> None:
+    """The help of ``drill grade`` names the targets of the catalog, whatever they are; ``drill full``'s, its time."""
+    catalog = load_catalog()
+    core = listed(catalog.ids)
+    follow_ups = ", ".join(t.id for t in catalog.extensions)
+    grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)
+    full.__doc__ = (full.__doc__ or "").replace("FULL_TIME", format_time(catalog.full_time))

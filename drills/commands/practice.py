@@ -14,7 +14,11 @@ from grader.catalog import FULL, load_catalog
 
 
 def overview(term: Terminal, title: bool = True, as_json: bool = False) -> None:
-    """``drill`` alone (with a title) and ``drill list``: the catalog with your times, and what to do next."""
+    """``drill`` alone (with a title) and ``drill list``: the catalog with your times, and what to do next;
+    first, on stderr, a line per pack that did not load (drills/commands/packs.py)."""
+    from drills.commands.packs import warn_not_loaded
+
+    warn_not_loaded(term)
     if as_json:
         from drills.commands import as_json as body
 
