@@ -71,13 +71,15 @@ def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspac
     """Attempts finished on the copy rung (so the ladder is replayed with its copy times), one in progress
     (so status shows its targets' states and list and next say it is there), made by a real grading
     (drill check in process, graded in a fork of the warm worker: the history is what a child's would
-    be; what is under test, the bare commands, run in children)."""
+    be). drill start and drill list run in children: they keep the rung times in the data folder, which
+    a process that kept them for an earlier test's folder would not write again (drills/loop/ladder.py
+    caches them per process)."""
     for target in ("unbroadcast", "cross-entropy"):
-        drill("start", target)
+        assert run_drill("start", target).returncode == 0
         shutil.copy(REFERENCE, workspace / f"{target}.py")
         drill("check", "--oracle", "replay")
-    drill("start", "arith")
-    drill("list")  # the copy rung's times are kept from here on
+    assert run_drill("start", "arith").returncode == 0
+    assert run_drill("list").returncode == 0  # the copy rung's times are kept from here on
     for args in BARE:
         modules = loaded(*args)
         assert not heavy(modules), args
