@@ -67,8 +67,11 @@ def test_every_style_is_there():
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
 def test_alternative_passes_every_target(path, warm_runner, tmp_path):
+    """Every core target, and the follow-ups it writes (FOLLOW_UPS), in one grading."""
     engine = grafted(fixed(path, tmp_path), lacks(path, CATALOG), CATALOG, tmp_path)
-    result = grade_file(engine, CATALOG.targets, runner=warm_runner)
+    follow_ups = [CATALOG.get(t) for t in FOLLOW_UPS.get(path.stem, ())]
+    result = grade_file(engine, [*CATALOG.targets, *follow_ups], runner=warm_runner)
+    assert [t.target for t in result.targets] == [t.id for t in CATALOG.every if t in (*CATALOG.targets, *follow_ups)]
     failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
     assert result.passed, failing
 
@@ -103,12 +106,10 @@ def test_an_engine_without_a_core_symbol_is_graded_with_the_references(stem, war
     assert not alone.passed, "the cut engine fails without the grafts"
 
 
-@pytest.mark.parametrize("stem", sorted(FOLLOW_UPS))
-def test_alternative_passes_the_follow_ups_it_writes(stem, warm_runner):
-    targets = [CATALOG.get(t) for t in FOLLOW_UPS[stem]]
-    result = grade_file(by_stem(stem), targets, runner=warm_runner)
-    failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
-    assert result.passed, failing
+def test_the_alternatives_that_write_follow_ups_are_there():
+    """FOLLOW_UPS names engines that exist and follow-ups of the catalog (each graded above)."""
+    assert set(FOLLOW_UPS) <= {p.stem for p in ALTERNATIVES}
+    assert {t for ids in FOLLOW_UPS.values() for t in ids} <= {t.id for t in CATALOG.extensions}
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)

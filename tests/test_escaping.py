@@ -77,32 +77,44 @@ def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subp
     return run_drill(*args, cwd=cwd, env={"COLUMNS": "300", **(env or {})}, timeout=300)
 
 
-def assert_all_gone(folder: Path, at_least: int) -> None:
+def assert_all_gone(folder: Path, at_least: int, way: str = "") -> None:
     pids = escapees(folder)
-    assert len(pids) >= at_least, f"the user's code did not run: {pids}"
-    wait_until(lambda: not any(alive(p) for p in pids), BOUND, f"escaped processes outlived drill: {pids}")
+    assert len(pids) >= at_least, f"the user's code did not run{way}: {pids}"
+    wait_until(lambda: not any(alive(p) for p in pids), BOUND, f"escaped processes outlived drill{way}: {pids}")
 
 
-@pytest.mark.parametrize("how", ESCAPES)
-def test_drill_grade_ends_processes_that_left_its_group(how, tmp_path):
-    folder = tmp_path / "pids"
-    folder.mkdir()
+def escaping_every_way(folder: Path) -> str:
+    """The reference, whose import forks one child per way of ESCAPES, each writing its pid under
+    ``folder / way``: one grading tries them all."""
+    source = REFERENCE_SOURCE
+    for how in ESCAPES:
+        (folder / how).mkdir(parents=True)
+        source = escaping(folder / how, how, source)
+    return source
+
+
+def assert_every_way_gone(folder: Path) -> None:
+    """Each way's escapee ran and is gone (the failure names the way)."""
+    for how in ESCAPES:
+        assert_all_gone(folder / how, at_least=1, way=f" ({how})")
+
+
+def test_drill_grade_ends_processes_that_left_its_group(tmp_path):
+    """One grading whose import escapes every way of ESCAPES (each a process of its own)."""
     engine = tmp_path / "engine.py"
-    engine.write_text(escaping(folder, how))
+    engine.write_text(escaping_every_way(tmp_path / "pids"))
     graded = run("grade", str(engine), "-t", "unbroadcast", "--json")
     assert graded.returncode == 0, graded.stdout + graded.stderr
     assert json.loads(graded.stdout)["passed"] is True
-    assert_all_gone(folder, at_least=1)
+    assert_every_way_gone(tmp_path / "pids")
 
 
-@pytest.mark.parametrize("how", ESCAPES)
-def test_drill_check_ends_processes_that_left_its_group(how, tmp_path):
-    folder = tmp_path / "pids"
-    folder.mkdir()
-    start_drill(tmp_path, escaping(folder, how))
+def test_drill_check_ends_processes_that_left_its_group(tmp_path):
+    """One drill check of a file whose import escapes every way of ESCAPES."""
+    start_drill(tmp_path, escaping_every_way(tmp_path / "pids"))
     checked = run("check")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert_all_gone(folder, at_least=1)
+    assert_every_way_gone(tmp_path / "pids")
 
 
 def three_escaping_saves(
@@ -167,28 +179,31 @@ HANGS_AT_EXIT = {
 }
 
 
-@pytest.mark.parametrize("how", HANGS_AT_EXIT)
-def test_a_correct_file_whose_exit_hangs_gets_its_verdict_at_once(how, tmp_path):
-    """The check limit is 120 s; the tests take a few: the verdict must not wait for the exit."""
+EVERY_EXIT_HANG = "\n\n" + "".join(HANGS_AT_EXIT.values())
+"""Both hangs at once: a verdict that waited for either would be late."""
+
+
+def test_a_correct_file_whose_exit_hangs_gets_its_verdict_at_once(tmp_path):
+    """The check limit is 120 s; the tests take a few: the verdict must wait for neither an atexit
+    handler nor a finalizer that hangs (both in the one file graded)."""
     engine = tmp_path / "engine.py"
-    engine.write_text(REFERENCE_SOURCE + "\n\n" + HANGS_AT_EXIT[how])
+    engine.write_text(REFERENCE_SOURCE + EVERY_EXIT_HANG)
     began = time.monotonic()
     graded = run("grade", str(engine), "-t", "unbroadcast", "--json", env={"DRILL_CHECK_TIMEOUT": "120"})
     seconds = time.monotonic() - began
     assert graded.returncode == 0, graded.stdout + graded.stderr
     assert json.loads(graded.stdout)["passed"] is True
-    print(f"drill grade of a correct file whose {how} hangs: {seconds:.1f} s")
+    print(f"drill grade of a correct file whose atexit and __del__ hang: {seconds:.1f} s")
     assert seconds < BOUND
 
 
-@pytest.mark.parametrize("how", HANGS_AT_EXIT)
-def test_drill_check_of_a_correct_file_whose_exit_hangs_is_not_held(how, tmp_path):
-    start_drill(tmp_path, REFERENCE_SOURCE + "\n\n" + HANGS_AT_EXIT[how])
+def test_drill_check_of_a_correct_file_whose_exit_hangs_is_not_held(tmp_path):
+    start_drill(tmp_path, REFERENCE_SOURCE + EVERY_EXIT_HANG)
     began = time.monotonic()
     checked = run("check", env={"DRILL_CHECK_TIMEOUT": "120"})
     seconds = time.monotonic() - began
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    print(f"drill check of a correct file whose {how} hangs: {seconds:.1f} s")
+    print(f"drill check of a correct file whose atexit and __del__ hang: {seconds:.1f} s")
     assert seconds < BOUND
 
 
@@ -200,21 +215,29 @@ BLOCKS_SIGALRM = {
 }
 
 
-@pytest.mark.parametrize("how", BLOCKS_SIGALRM)
-def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(how, tmp_path):
+def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(tmp_path):
     """The test's own timer cannot fire; drill grade's backstop (twice the test limit and 2 s: 12 s
     with the product's 5 s, 6 s with the 2 s here, far above the milliseconds of a correct
     unbroadcast test, even on a loaded machine) stops it from outside, and drill watch's must too,
-    not the 120 s check limit."""
-    path = start_drill(tmp_path, in_unbroadcast(BLOCKS_SIGALRM[how]))
-    began = time.monotonic()
+    not the 120 s check limit. One watch, a save for each way of BLOCKS_SIGALRM, each its verdict;
+    then a correct save ends it."""
+    ways = list(BLOCKS_SIGALRM)
+    path = start_drill(tmp_path, in_unbroadcast(BLOCKS_SIGALRM[ways[0]]))
     proc = spawn_drill("watch", env={"COLUMNS": "300", "DRILL_TEST_TIMEOUT": "2", "DRILL_CHECK_TIMEOUT": "120"})
     try:
         lines = Lines(proc)
-        wait_until(
-            lambda: any("could not be stopped inside the test" in line for line in lines), 100, f"no verdict: {lines}"
-        )
-        seconds = time.monotonic() - began
+        for verdicts, how in enumerate(ways, start=1):
+            if verdicts > 1:
+                path.write_text(in_unbroadcast(BLOCKS_SIGALRM[how]))
+            began = time.monotonic()
+            wait_until(
+                lambda n=verdicts: sum("could not be stopped inside the test" in line for line in lines) >= n,
+                100,
+                f"no verdict ({how}): {lines}",
+            )
+            seconds = time.monotonic() - began
+            print(f"drill watch, SIGALRM blocked ({how}): verdict in {seconds:.1f} s")
+            assert seconds < 60, f"the verdict took {seconds:.0f} s ({how})"
         path.write_text(REFERENCE_SOURCE)
         proc.wait(timeout=120)
         out, err = lines.text(), proc.stderr.read() if proc.stderr else ""
@@ -222,8 +245,6 @@ def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(how, tmp_
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    print(f"drill watch, SIGALRM blocked ({how}): verdict in {seconds:.1f} s")
-    assert seconds < 60, f"the verdict took {seconds:.0f} s"
     assert proc.returncode == 0, out + err
 
 

@@ -178,11 +178,17 @@ def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(hanging_atte
 
 
 def test_a_ctrl_c_in_drill_grade_ends_its_grading(tmp_path):
+    """A busy loop up to a second in, then a loop that sleeps (the grading ends alike; a busy one
+    would burn the 3 s a core, beside the suite's other tests)."""
     solution = tmp_path / "solution.py"
-    solution.write_text(in_unbroadcast("while True:\n    pass"), encoding="utf-8")
-    for delay in (0.0, 0.3, 1.0, 3.0):
+    busy, sleeping = (
+        in_unbroadcast("while True:\n    pass"),
+        in_unbroadcast("import time\nwhile True:\n    time.sleep(0.01)"),
+    )
+    for delay, source in ((0.0, busy), (0.3, busy), (1.0, busy), (3.0, sleeping)):
+        solution.write_text(source, encoding="utf-8")
         assert_interrupted(*interrupt(["grade", str(solution), "-t", "unbroadcast"], delay, HANGS_FOR_GOOD))
-    wait_until(lambda: not naming(str(solution)), GONE_WITHIN, "a grading outlived drill grade")
+        wait_until(lambda: not naming(str(solution)), GONE_WITHIN, "a grading outlived drill grade")
 
 
 def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):

@@ -22,17 +22,19 @@ LOOPS = in_unbroadcast("while True:\n    pass")
 SLEEPS = in_unbroadcast("import time\ntime.sleep(10**6)")
 QUICK = {"DRILL_TEST_TIMEOUT": "0.5"}
 BOUNDED = 60.0
-"""Seconds a hanging solution may take to get its verdict (a 0.5 s test limit, two targets)."""
+"""Seconds a hanging solution may take to get its verdict (a 0.5 s test limit, at most two targets)."""
 PLATFORMS = {"windows": WINDOWS, "macos": MACOS, **{f"no-{piece}": (piece,) for piece in PIECES}}
 
 
-def grade_json(tmp_path, missing, source, *extra):
-    """``drill grade FILE -t unbroadcast -t arith --json`` on a platform that lacks ``missing``."""
+def grade_json(tmp_path, missing, source, *targets, limited=True):
+    """``drill grade FILE -t unbroadcast [-t TARGET...] --json`` on a platform that lacks ``missing``,
+    with QUICK's test limit where ``limited`` (a hang's verdict), else the suite's."""
     solution = tmp_path / "solution.py"
     solution.write_text(source, encoding="utf-8")
-    env = {**simulate(tmp_path / "site", *missing), **QUICK}
+    env = {**simulate(tmp_path / "site", *missing), **(QUICK if limited else {})}
     began = time.monotonic()
-    proc = run_drill("grade", str(solution), "-t", "unbroadcast", "-t", "arith", "--json", *extra, env=env, timeout=300)
+    selection = [a for t in ("unbroadcast", *targets) for a in ("-t", t)]
+    proc = run_drill("grade", str(solution), *selection, "--json", env=env, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     import json
 
@@ -54,17 +56,9 @@ def test_the_simulation_really_removes_the_pieces(tmp_path):
     assert "current limit exceeds maximum limit" in said.stdout
 
 
-@pytest.mark.parametrize("missing", PLATFORMS.values(), ids=PLATFORMS.keys())
-def test_a_correct_file_passes(tmp_path, missing):
-    code, result, _ = grade_json(tmp_path, missing, SOURCE)
-    assert code == 0 and result["passed"], result
-    memory_notes = [n for n in result["notes"] if "memory cap is not applied" in n]
-    assert bool(memory_notes) == bool({"resource", "setrlimit"} & set(missing)), result["notes"]
-
-
 @pytest.mark.parametrize("missing", [WINDOWS, MACOS], ids=["windows", "macos"])
 def test_a_wrong_file_fails_with_its_message(tmp_path, missing):
-    code, result, _ = grade_json(tmp_path, missing, WRONG)
+    code, result, _ = grade_json(tmp_path, missing, WRONG, limited=False)
     target = result["targets"]["unbroadcast"]
     assert code == 1 and not target["passed"] and target["not_run"] == 0
     first = target["failures"][0]
@@ -73,14 +67,22 @@ def test_a_wrong_file_fails_with_its_message(tmp_path, missing):
 
 
 @pytest.mark.parametrize("missing", PLATFORMS.values(), ids=PLATFORMS.keys())
-def test_an_infinite_loop_gets_a_verdict_naming_its_test(tmp_path, missing):
-    code, result, seconds = grade_json(tmp_path, missing, LOOPS)
+def test_a_correct_target_passes_and_an_infinite_loop_gets_a_verdict_naming_its_test(tmp_path, missing):
+    """One real grading per platform: unbroadcast loops for good in its first test, unary (which never
+    calls unbroadcast) is the reference's. The loop is stopped at the limit, naming its test, its target's
+    other tests are not run, in bounded time; the correct target passes in the same grading, every test
+    run; the memory cap's note is there exactly where the platform cannot apply it."""
+    code, result, seconds = grade_json(tmp_path, missing, LOOPS, "unary")
     assert code == 1 and seconds < BOUNDED
     target = result["targets"]["unbroadcast"]
     assert target["failed"] == 1 and target["not_run"] == target["tests"] - 1
     (failure,) = target["failures"]
     assert failure["test"] == "test_unbroadcast.py::test_unbroadcast[same-shape]"
     assert "took longer than 0.5 s and was stopped in unbroadcast" in failure["message"]
+    correct = result["targets"]["unary"]
+    assert correct["passed"] and correct["tests"] > 0 and correct["failed"] == correct["not_run"] == 0, correct
+    memory_notes = [n for n in result["notes"] if "memory cap is not applied" in n]
+    assert bool(memory_notes) == bool({"resource", "setrlimit"} & set(missing)), result["notes"]
 
 
 @pytest.mark.parametrize("missing", [WINDOWS, ()], ids=["windows", "linux"])

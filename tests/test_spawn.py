@@ -14,6 +14,7 @@ import numpy as np
 import psutil
 import pytest
 
+from grader import spawn as grader_spawn
 from grader.catalog import load_catalog
 from grader.run import grade_file
 from grader.spare import Filling
@@ -65,9 +66,13 @@ def test_a_save_soon_after_a_verdict_takes_an_interpreter_started_a_grading_earl
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork worker compared with")
-def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path):
+def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path, warm_runner, monkeypatch):
     """Its dry pytest session leaves nothing behind that changes a verdict: for the first classic
-    bug of each core target, the same tests fail with the same messages as in the fork worker."""
+    bug of each core target, the same tests fail with the same messages as in the fork worker (the
+    test process's own, tests/conftest.py ``warm_runner``: a fork worker of this test's would cost
+    its start, about a second of CPU, for the same verdicts). One spare warms at a time (``SPARES``
+    is about saves in a row, tested above): each of the three stood by anew for every selection
+    graded, six here, each a different one."""
     engines = {}
     for mutant in MUTANTS:
         if mutant.target in CORE and mutant.target not in engines:
@@ -75,15 +80,16 @@ def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path
             path.write_text(mutant.apply(REFERENCE_SOURCE))
             engines[mutant.target] = path
     assert set(engines) == set(CORE)
-    spawn, fork = SpawnRunner(), WarmRunner()
+    assert isinstance(warm_runner, WarmRunner)
+    monkeypatch.setattr(grader_spawn, "SPARES", 1)
+    spawn = SpawnRunner()
     try:
         for target, path in engines.items():
-            verdicts = [grade_file(path, [CATALOG.get(target)], runner=r).targets[0] for r in (spawn, fork)]
+            verdicts = [grade_file(path, [CATALOG.get(target)], runner=r).targets[0] for r in (spawn, warm_runner)]
             spawned, forked = verdicts
             assert spawned.failures and spawned == forked, target
     finally:
         spawn.close()
-        fork.close()
 
 
 def test_the_recorded_answers_read_ahead_stop_at_a_request_and_the_rest_are_read_when_asked():

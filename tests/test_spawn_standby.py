@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import spare
+from grader import spare, spawn
 from grader.catalog import load_catalog
 from grader.run import grade_file
 from grader.spare import Inbox
-from grader.spawn import SPARES, SpawnRunner
+from grader.spawn import SpawnRunner
 from tests.mutants import MUTANTS
 from tests.processes import start_drill, wait_until
 from tests.support import REFERENCE_SOURCE, run_drill
@@ -43,10 +43,11 @@ class Watched:
 
 
 def all_standing(runner: SpawnRunner, target: str) -> bool:
-    """Every spare warm, and standing by for a selection of ``target``'s tests."""
+    """Every spare warm (``SPARES`` of them, as the test set it), and standing by for a selection of
+    ``target``'s tests."""
     spares = list(runner.spares)
     marker = CATALOG.get(target).marker
-    return len(spares) == SPARES and all(s.ready and s.key is not None and s.key[-1] == marker for s in spares)
+    return len(spares) == spawn.SPARES and all(s.ready and s.key is not None and s.key[-1] == marker for s in spares)
 
 
 @pytest.fixture
@@ -64,9 +65,18 @@ def engine(tmp_path: Path, target: str | None) -> Path:
     return path
 
 
-def test_a_save_of_the_selection_graded_last_finds_its_tests_collected_before_it(watched, tmp_path):
+@pytest.fixture
+def spares(request, monkeypatch):
+    """``SPARES`` for a test that needs fewer than shipped (``@pytest.mark.parametrize("spares", [N],
+    indirect=True)``): each spare costs its warm-up and a standing session."""
+    monkeypatch.setattr(spawn, "SPARES", request.param)
+
+
+@pytest.mark.parametrize("spares", [2], indirect=True)
+def test_a_save_of_the_selection_graded_last_finds_its_tests_collected_before_it(spares, watched, tmp_path):
     """The report says "go" after its "collected" event: the session had collected its tests before
-    it was told the file to grade (a grading from pytest's start says no "go")."""
+    it was told the file to grade (a grading from pytest's start says no "go"). Two spares: the third
+    grading takes the one the second left standing."""
     unbroadcast = [CATALOG.get("unbroadcast")]
     assert grade_file(engine(tmp_path, None), unbroadcast, runner=watched).passed
     assert "go" not in watched.events  # the first: no selection known, graded from pytest's start
@@ -95,9 +105,10 @@ def test_another_selection_is_graded_right_and_the_spares_then_stand_by_for_it(w
     assert grade_file(engine(tmp_path, None), unbroadcast + arith, runner=watched).passed
 
 
-def test_a_spare_no_longer_needed_ends_and_its_folder_goes(tmp_path):
+@pytest.mark.parametrize("spares", [1], indirect=True)
+def test_a_spare_no_longer_needed_ends_and_its_folder_goes(spares, tmp_path):
     """When drill's end closes a spare's stdin (drill watch died without a word), the spare ends,
-    standing by or not, and removes its working folder."""
+    standing by or not, and removes its working folder (one spare: each ends alike)."""
     runner = SpawnRunner()
     try:
         grade_file(engine(tmp_path, None), [CATALOG.get("unbroadcast")], runner=runner)
