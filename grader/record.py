@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalog", type=Path, default=None, help="that pack's catalog.toml")
     parser.add_argument("--reference", type=Path, default=None, help="that pack's reference module")
     args = parser.parse_args(argv)
-    pack = (args.tests, args.catalog, args.reference)
+    told = (args.tests, args.catalog, args.reference)
+    pack = () if told == (GRADER, None, None) else told  # the autograd pack's: record(path), as before
     if not args.check:
         status = record(args.file, *pack)
         print(f"recorded {args.file}" if status == 0 else f"recording failed (pytest exit {status})")

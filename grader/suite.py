@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.catalog import Catalog, Target, load_catalog
+from grader.catalog import Target
 
 
 @dataclass(frozen=True)
@@ -36,14 +36,6 @@ class Suite:
     def of(cls, pack: Any) -> Suite:
         """The suite of anything that names the four files as attributes (a pack's description)."""
         return cls(Path(pack.tests), Path(pack.catalog), Path(pack.reference), Path(pack.recording))
-
-    @classmethod
-    def in_folder(cls, root: Path) -> Suite:
-        """A pack package's layout: ``tests/``, ``catalog.toml``, ``reference.py``, ``recorded/oracle.npz``."""
-        return cls(root / "tests", root / "catalog.toml", root / "reference.py", root / "recorded" / "oracle.npz")
-
-    def load_catalog(self) -> Catalog:
-        return load_catalog(self.catalog)
 
     def test_files(self, targets: Sequence[Target]) -> list[str]:
         """A target's tests: ``test_<marker>.py``, and ``test_<marker>_<topic>.py`` where one file would be long."""
