@@ -79,6 +79,13 @@ class Grading:
     rng: np.random.Generator
 
     @property
+    def engine(self) -> bool:
+        """The pack drills a Tensor engine (the autograd pack): its ``Tensor.__init__`` is probed when
+        a check fails, and the hints of grader/compare.py (closures, unbroadcast) apply. Another pack's
+        functions (the layers pack's) get neither."""
+        return self.blame.catalog.owner("Tensor.__init__") is not None
+
+    @property
     def Tensor(self) -> Any:  # noqa: N802 - the engine's class, under its own name
         return self.impl.Tensor
 
@@ -88,7 +95,7 @@ class Grading:
         """The verdict of ``symbol`` on this case (to raise). When ``Tensor.__init__`` leaves tensors
         broken (an attribute missing, a ``.grad`` that is not float64 zeros of the data's shape), the
         failure names it, with what it left, and what ``symbol`` then did."""
-        if symbol != "Tensor.__init__":
+        if symbol != "Tensor.__init__" and self.engine:
             found = self.init_problem()
             if found is not None:
                 owner = self.blame.catalog.owner("Tensor.__init__")
@@ -207,7 +214,7 @@ class Grading:
         oracle = self.oracle.oracle
         problem = compare(name, ours, expected, source, oracle.atol, oracle.rtol)
         if problem is not None:
-            hint = hint or diagnose(name, ours, expected, out_shape, symbol)
+            hint = hint or (diagnose(name, ours, expected, out_shape, symbol) if self.engine else None)
             raise self.fail(symbol, problem, hint, notes=self.dependency_notes())
 
     def leaf(self, x: np.ndarray, symbol: str = "Tensor.__init__") -> Any:

@@ -1,4 +1,10 @@
-"""pytest wiring of the oracle suite: ``--impl`` chooses the engine under test, ``--oracle`` the source of truth."""
+"""pytest wiring of the oracle suite: ``--impl`` chooses the engine under test, ``--oracle`` the source of truth.
+
+The suite is a pack's: by default the autograd pack's (grader/catalog.toml, reference/engine.py, the
+tests of grader/, grader/recorded/oracle.npz). Another pack's oracle tests take this module as a plugin
+and name the pack's files: ``python -m pytest PACK/tests -p grader.conftest --catalog PACK/catalog.toml
+--reference PACK/reference.py --oracle-file PACK/recorded/oracle.npz --impl FILE``. ``CATALOG``,
+``MARKERS``, ``ORDER`` and ``REFERENCE`` are then the pack's, set when the session is configured."""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ import pytest
 
 from grader import batch, notes, shards
 from grader.blame import Blame
-from grader.catalog import load_catalog
+from grader.catalog import CATALOG_FILE, Catalog, load_catalog
 from grader.check import GradeFailure, Grading, TestTimeout
 from grader.contract import register_marks
 from grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
@@ -27,14 +33,21 @@ from grader.sandbox import cap_memory, load_solution, time_limit
 from reference import ENGINE
 
 REFERENCE = ENGINE
-CATALOG = load_catalog()
+CATALOG: Catalog = load_catalog()
+_DEFAULT_CATALOG = CATALOG
 MARKERS = {t.marker: t for t in CATALOG.every}
 ORDER = {t.marker: i for i, t in enumerate(CATALOG.every)}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("autograd-drill")
-    group.addoption("--impl", default=str(REFERENCE), help="engine file to grade (default: the reference)")
+    group.addoption("--impl", default=None, help="engine file to grade (default: the reference)")
+    group.addoption(
+        "--catalog", default=str(CATALOG_FILE), help="the pack's catalog.toml (default: the autograd pack's)"
+    )
+    group.addoption(
+        "--reference", default=str(ENGINE), help="the pack's reference module (default: the autograd engine)"
+    )
     group.addoption(
         "--oracle",
         default="auto",
@@ -62,6 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # once per process: a test's output must not depend on which process of the grading ran it first
     for category in (RuntimeWarning, UserWarning):
         warnings.filterwarnings("always", category=category)
+    use_pack(config)
     register_marks(config, CATALOG.every)
     global _TIMED_OUT
     _TIMED_OUT = shards.Timeouts([t.id for t in CATALOG.every])  # this grading's, shared by its copies
@@ -76,6 +90,19 @@ def pytest_configure(config: pytest.Config) -> None:
         notes.start(reporter.note)
         if skipped:
             reporter.note(skipped)
+
+
+def use_pack(config: pytest.Config) -> None:
+    """This session's pack: its catalog (the marks, the order, the blame) and its reference (the default
+    ``--impl``), from ``--catalog`` and ``--reference``; the autograd pack's module constants unless told."""
+    global CATALOG, MARKERS, ORDER, REFERENCE
+    catalog_file, reference = Path(config.getoption("catalog")).resolve(), Path(config.getoption("reference")).resolve()
+    CATALOG = _DEFAULT_CATALOG if catalog_file == CATALOG_FILE.resolve() else load_catalog(catalog_file)
+    MARKERS = {t.marker: t for t in CATALOG.every}
+    ORDER = {t.marker: i for i, t in enumerate(CATALOG.every)}
+    REFERENCE = reference
+    if config.getoption("impl") is None:
+        config.option.impl = str(REFERENCE)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -2,6 +2,10 @@
 
 python -m grader.record           # rewrite grader/recorded/oracle.npz (needs torch)
 python -m grader.record --check   # fail if the recording differs from what torch answers now
+
+Another pack's recording: name its oracle tests, catalog and reference, and its recording, e.g.
+python -m grader.record --tests P/tests --catalog P/catalog.toml --reference P/reference.py --file P/recorded/oracle.npz
+(P = packs/layers/autograd_drill_layers).
 """
 
 from __future__ import annotations
@@ -20,20 +24,30 @@ from grader.oracle import RECORDING, RECORDING_ENV
 GRADER = Path(__file__).resolve().parent
 
 
-def record(path: Path) -> int:
-    """Run the whole suite on the reference with the recording oracle; pytest's exit status."""
+def pack_options(catalog: Path | None, reference: Path | None) -> list[str]:
+    """The options that make the shared plugin grade another pack (grader/conftest.py): none for the autograd pack."""
+    if catalog is None and reference is None:
+        return []
+    told = [("--catalog", catalog), ("--reference", reference)]
+    return ["-p", "grader.conftest", *(f"{flag}={value.resolve()}" for flag, value in told if value is not None)]
+
+
+def record(path: Path, tests: Path = GRADER, catalog: Path | None = None, reference: Path | None = None) -> int:
+    """Run the whole suite (``tests``: the grader's, or another pack's, with its ``catalog`` and
+    ``reference``) on the reference with the recording oracle; pytest's exit status."""
     command = [
         sys.executable,
         "-m",
         "pytest",
-        str(GRADER),
+        str(tests.resolve()),
+        *pack_options(catalog, reference),
         "-q",
         "-p",
         "no:cacheprovider",
         "--oracle",
         "record",
         "--oracle-file",
-        str(path),
+        str(path.resolve()),
     ]
     return subprocess.run(command, cwd=GRADER.parent, env={**os.environ, RECORDING_ENV: "1"}).returncode
 
@@ -57,9 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.record", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare the recording with live torch; write nothing")
     parser.add_argument("--file", type=Path, default=RECORDING, help="the recording (default: %(default)s)")
+    parser.add_argument("--tests", type=Path, default=GRADER, help="a pack's oracle tests (default: the grader's)")
+    parser.add_argument("--catalog", type=Path, default=None, help="that pack's catalog.toml")
+    parser.add_argument("--reference", type=Path, default=None, help="that pack's reference module")
     args = parser.parse_args(argv)
+    told = (args.tests, args.catalog, args.reference)
+    pack = () if told == (GRADER, None, None) else told  # the autograd pack's: record(path), as before
     if not args.check:
-        status = record(args.file)
+        status = record(args.file, *pack)
         print(f"recorded {args.file}" if status == 0 else f"recording failed (pytest exit {status})")
         return status
     if not args.file.exists():
@@ -67,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "fresh.npz"
-        status = record(fresh)
+        status = record(fresh, *pack)
         if status != 0:
             print(f"the reference failed its own grader with live torch (pytest exit {status})")
             return status

@@ -27,6 +27,7 @@ from typing import Any
 from grader import shards
 from grader.catalog import Target
 from grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
+from grader.suite import Suite
 from grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
 BASE_ARGS = [
@@ -87,14 +88,16 @@ def pytest_args(
     oracle: str = "auto",
     limits: Limits | None = None,
     first_failure_only: bool = False,
+    suite: Suite | None = None,
 ) -> list[str]:
     """The arguments of ``python -m pytest`` that grade ``file`` on ``targets`` (``first_failure_only``:
-    the session stops at its first failed test, ``--maxfail=1``)."""
+    the session stops at its first failed test, ``--maxfail=1``; ``suite``: another pack's files)."""
     marker = " or ".join(t.marker for t in targets)
     limits = limits or Limits.from_env()
     return [
-        *test_files(targets),
+        *(suite.test_files(targets) if suite else test_files(targets)),
         *BASE_ARGS,
+        *(suite.options() if suite else []),
         # NOTE: `--option=value`, one token: pytest parses the grader's own options only after its
         # conftest is loaded, and before that a separate value would pass for a path to test,
         # loading a conftest.py that happens to sit beside the user's file.
@@ -290,6 +293,7 @@ def grade_file(
     limits: Limits | None = None,
     on_failure: Callable[[Failure], None] | None = None,
     first_failure_only: bool = False,
+    suite: Suite | None = None,
 ) -> GradeResult:
     """Grade ``file`` on ``targets`` (in catalog order); a GradeError when no verdict can be had.
 
@@ -311,7 +315,7 @@ def grade_file(
     limits = limits or Limits.from_env()
     with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
         path = Path(tmp) / "report.jsonl"
-        args = pytest_args(file.resolve(), targets, path, oracle, limits, first_failure_only)
+        args = pytest_args(file.resolve(), targets, path, oracle, limits, first_failure_only, suite)
         report = Report(path)
         naming = (str(file.resolve()), label if label is not None else str(file))
         with first_failure_told(path, on_failure, naming):
