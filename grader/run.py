@@ -41,10 +41,7 @@ BASE_ARGS = [
     *("-p", "no:legacypath", "-p", "no:nose", "-p", "no:unraisableexception", "-p", "no:threadexception"),
     *("-p", "no:terminal", "-p", "no:logging", "-p", "no:warnings", "-p", "no:stepwise", "-p", "no:faulthandler"),
     *("-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:tmpdir", "-p", "no:monkeypatch", "-p", "no:recwarn"),
-    *(
-        "-p",
-        "no:debugging",
-    ),
+    *("-p", "no:debugging"),
 ]
 
 
