@@ -371,6 +371,7 @@ def grade(
     target: opt.GradeTargetsOption = None,
     as_json: opt.JsonReportFlag = False,
     oracle: opt.OracleOption = "auto",
+    pack: opt.PackOption = None,
 ) -> None:
     """Grade any engine file against torch.autograd, outside a drill.
 
@@ -384,7 +385,7 @@ def grade(
     """
     from drills.commands.grade import grade as grade_any
 
-    run(grade_any, file, target, as_json, oracle)
+    run(grade_any, file, target, as_json, oracle, pack)
 
 
 opt.catalog_in_help(grade, full)  # the help of drill grade names the catalog's targets; drill full's, its time

@@ -87,9 +87,32 @@ EditFlag = Annotated[bool, typer.Option("--edit", help="Open the file in $EDITOR
 CONTRACT = "docs/contract.md of the repository"
 TARGETS_HELP = "Grade only this target (repeatable); 'full': the core targets. Default: the core targets; a follow-up only when named."
 EngineFileArg = Annotated[Path, typer.Argument(help=f"An engine file that follows the API contract ({CONTRACT}).")]
+
+
+def pack_target_ids(ctx: typer.Context, incomplete: str) -> list[str]:
+    """``target_ids`` of the pack ``--pack`` names, when typed before (drill grade); the built-in's otherwise."""
+    from grader.catalog import FULL
+    from grader.packs import installed
+
+    chosen = ctx.params.get("pack")
+    pack = next((p for p in installed() if p.name == chosen), None) if chosen else None
+    if pack is None:
+        return target_ids(incomplete)
+    return [i for i in (*load_catalog(pack.catalog).all_ids, FULL) if i.startswith(incomplete)]
+
+
+def pack_names(incomplete: str) -> list[str]:
+    """What the shell completes ``--pack`` as: the installed packs' names that start with what is typed."""
+    from grader.packs import installed
+
+    return [p.name for p in installed() if p.name.startswith(incomplete)]
+
+
 GradeTargetsOption = Annotated[
-    list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP, autocompletion=target_ids)
+    list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP, autocompletion=pack_target_ids)
 ]
+PACK_HELP = "Grade against this installed pack's targets (drill packs lists them). Default: autograd, the built-in one."
+PackOption = Annotated[str | None, typer.Option("--pack", metavar="NAME", help=PACK_HELP, autocompletion=pack_names)]
 JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
 ]

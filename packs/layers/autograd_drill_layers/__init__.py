@@ -3,21 +3,52 @@ conv2d, max pooling, an Adam step), each a forward and its hand-written backward
 against torch in float64.
 
 ``pack()`` is the entry point ``autograd_drill.packs`` names (``layers =
-"autograd_drill_layers:pack"``): it describes the pack's files to the tool.
+"autograd_drill_layers:pack"``): it describes the pack's files to the tool, as a ``Pack`` built from
+``description()``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from autograd_drill.grader.packs import Pack
 
+DISTRIBUTION = "autograd-drill-layers"
 __version__ = "0.1.0"
-ROOT = Path(__file__).parent
-"""The pack's folder: catalog.toml, reference.py, reviews.toml, questions.toml (and, as the pack grows,
-its oracle tests and their recording)."""
+"""The version when the distribution's metadata cannot be read (the package imported from a source
+tree, not installed): pyproject.toml's."""
+ROOT = Path(__file__).resolve().parent
+"""The pack's folder: catalog.toml, reference.py, reviews.toml, questions.toml, tests/ (its oracle
+tests) and recorded/oracle.npz (their recorded answers)."""
+
+
+def version() -> str:
+    """The installed distribution's version, else ``__version__``."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:
+        return __version__
+
+
+def description() -> dict[str, Any]:
+    """The fields of the pack's ``Pack``, by name: every path absolute (needs no tool to read)."""
+    return {
+        "name": "layers",
+        "title": "from-scratch layers: norms, attention, conv2d, max pooling and Adam, forward and backward",
+        "version": version(),
+        "root": ROOT,
+        "catalog": ROOT / "catalog.toml",
+        "reference": ROOT / "reference.py",
+        "tests": ROOT / "tests",
+        "recording": ROOT / "recorded" / "oracle.npz",
+        "reviews": ROOT / "reviews.toml",
+        "questions": ROOT / "questions.toml",
+    }
 
 
 def pack() -> Pack:
@@ -25,15 +56,4 @@ def pack() -> Pack:
     so that importing this package needs no tool)."""
     from autograd_drill.grader.packs import Pack
 
-    return Pack(
-        name="layers",
-        title="from-scratch layers: norms, attention, conv2d, max pooling and Adam, forward and backward",
-        root=ROOT,
-        catalog=ROOT / "catalog.toml",
-        reference=ROOT / "reference.py",
-        tests=ROOT / "tests",
-        recording=ROOT / "recorded" / "oracle.npz",
-        reviews=ROOT / "reviews.toml",
-        questions=ROOT / "questions.toml",
-        version=__version__,
-    )
+    return Pack(**description())

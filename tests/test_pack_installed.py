@@ -1,0 +1,220 @@
+"""The ``layers`` pack found as an installed pack (issue 28): ``packs/layers`` on the path with a
+throwaway ``autograd_drill_layers-0.1.dist-info`` beside it (METADATA and entry_points.txt, as
+tests/test_packs.py makes its packs), importlib.metadata finds it as it finds a pack pip installed.
+``drill packs`` lists it after the autograd pack; ``drill grade FILE --pack layers --json`` grades a
+file against its targets (its catalog, reference, oracle tests and recording), from the recording with
+torch made unimportable; an unknown pack, a pack that did not load, or a target of another pack is one
+line and exit status 2; ``--pack`` and its targets complete in the shell.
+
+The entry point: ``autograd_drill_layers:pack`` imports the tool's ``Pack`` as
+``autograd_drill.grader.packs``, which is there only once the tool is one ``autograd_drill`` package
+(the rename, issue 27). Until then the dist-info names SHIM, a module written beside it that builds the
+same Pack from ``grader.packs`` and the package's ``description()``; once the rename's script has
+rewritten SHIM's import (``from autograd_drill.grader.packs import Pack``), ``autograd_drill`` is found
+and the entry point is the package's own ``pack`` (ENTRY), so the real function is the one tested."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from importlib.metadata import entry_points, version
+from pathlib import Path
+
+import pytest
+
+from grader import packs
+from grader.packs import Pack
+from tests.support import ROOT, load, without_torch
+from tests.test_conventions import completed
+
+PACK = ROOT / "packs" / "layers"
+PACKAGE = PACK / "autograd_drill_layers"
+REFERENCE = PACKAGE / "reference.py"
+IDS = ["layernorm", "batchnorm", "attention", "conv2d", "maxpool2d", "adam"]
+RENAMED = importlib.util.find_spec("autograd_drill") is not None
+ENTRY = "autograd_drill_layers:pack" if RENAMED else "layers_shim:pack"
+INSTALLED = any(point.name == "layers" for point in entry_points(group=packs.GROUP))
+"""Whether the layers pack is really installed here (pip install packs/layers): then no throwaway
+dist-info is written for it (it would be a second pack named layers) and the real one is tested."""
+VERSION = version("autograd-drill-layers") if INSTALLED else "0.1"
+SHIM = """
+from grader.packs import Pack
+
+from autograd_drill_layers import description
+
+
+def pack():
+    return Pack(**description())
+"""
+BUG = ("var = x.var(axis=axes, keepdims=True)", "var = x.var(axis=axes, keepdims=True, ddof=1)")
+"""batchnorm_forward normalising with the unbiased variance, where torch's training mode uses the biased."""
+
+
+def installed_site(site: Path, broken: bool = False) -> Path:
+    """``site``: the shim and the layers pack's throwaway dist-info; with ``broken``, a second pack
+    whose entry point does not import."""
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "layers_shim.py").write_text(SHIM, encoding="utf-8")
+    dists = [] if INSTALLED else [("autograd_drill_layers", f"layers = {ENTRY}")]
+    if broken:
+        dists.append(("autograd_drill_broken", "broken = no_such_pack_module:pack"))
+    for name, line in dists:
+        info = site / f"{name}-0.1.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+        (info / "entry_points.txt").write_text(f"[{packs.GROUP}]\n{line}\n", encoding="utf-8")
+    return site
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A child's environment: the pack installed, a broken pack beside it, torch unimportable, our own
+    DRILL_HOME."""
+    folder = tmp_path_factory.mktemp("installed")
+    site = installed_site(folder / "site", broken=True)
+    base = without_torch(folder / "no-torch")
+    path = [str(PACK), str(site), base["PYTHONPATH"]]
+    return {**base, "PYTHONPATH": ":".join(path), "DRILL_HOME": str(folder / "home")}
+
+
+def child(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``drill ARGS`` in a real child process, as a user runs it."""
+    command = [sys.executable, "-m", "drills", *args]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+def graded(env: dict[str, str], file: Path, *args: str, code: int) -> dict[str, object]:
+    """``drill grade FILE --pack layers --json --oracle replay ARGS``'s object; its exit status ``code``."""
+    done = child(env, "grade", str(file), "--pack", "layers", "--json", "--oracle", "replay", *args)
+    assert done.returncode == code, (done.returncode, done.stdout[-800:], done.stderr[-800:])
+    assert "Traceback" not in done.stderr, done.stderr
+    return json.loads(done.stdout)
+
+
+def refusal(done: subprocess.CompletedProcess[str], *words: str) -> str:
+    """The one line of a refusal on stderr, exit status 2, holding ``words``."""
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert all(word in lines[0] for word in words), lines[0]
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------- the pack() it declares
+
+
+def test_the_package_describes_a_valid_pack():
+    """Every field of the Pack: the name its entry point gives, every path absolute and there, its
+    catalog loading (packs.check), the version pyproject.toml's when no distribution is installed."""
+    package = load(PACKAGE / "__init__.py")
+    pack = Pack(**package.description())
+    packs.check(pack, "layers")
+    project = tomllib.loads((PACK / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert pack.version == package.__version__ == project["version"]
+    assert (pack.root, pack.tests, pack.reference) == (PACKAGE, PACKAGE / "tests", REFERENCE)
+    assert pack.recording == PACKAGE / "recorded" / "oracle.npz"
+    assert (pack.reviews, pack.questions) == (PACKAGE / "reviews.toml", PACKAGE / "questions.toml")
+    if RENAMED:
+        assert package.pack() == pack
+    else:  # pack() is the same Pack, built from description() by the tool's Pack class
+        (function,) = [
+            n for n in ast.parse((PACKAGE / "__init__.py").read_text()).body if getattr(n, "name", "") == "pack"
+        ]
+        assert ast.unparse(function.body[-1]) == "return Pack(**description())"
+
+
+# ---------------------------------------------------------------------------- drill packs, drill grade
+
+
+def test_drill_packs_lists_autograd_and_layers_and_warns_of_the_broken_one(env):
+    done = child(env, "packs", "--json")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("drill: pack broken not loaded: ") and done.stderr.count("\n") == 1
+    rows = json.loads(done.stdout)["packs"]
+    assert [(r["name"], r["loaded"]) for r in rows] == [("autograd", True), ("layers", True), ("broken", False)]
+    layers = rows[1]
+    assert layers["targets"] == IDS and layers["root"] == str(PACKAGE)
+    assert layers["version"] == VERSION  # read from the installed distribution's metadata
+
+
+def test_the_reference_passes_every_layers_target_from_the_recording(env):
+    verdict = graded(env, REFERENCE, code=0)
+    assert set(verdict) >= {"version", "file", "passed", "targets"} and verdict["file"] == str(REFERENCE)
+    assert verdict["passed"] is True and list(verdict["targets"]) == IDS
+    for target, result in verdict["targets"].items():
+        assert result["passed"] and result["failed"] == 0 and result["not_run"] == 0, target
+        assert result["tests"] >= 48, (target, result["tests"])
+
+
+def test_a_copy_with_one_bug_fails_its_target_naming_the_symbol(env, tmp_path):
+    source = REFERENCE.read_text(encoding="utf-8")
+    assert source.count(BUG[0]) == 1
+    mutant = tmp_path / "layers.py"
+    mutant.write_text(source.replace(*BUG), encoding="utf-8")
+    verdict = graded(env, mutant, code=1)
+    failed = {t: r for t, r in verdict["targets"].items() if not r["passed"]}
+    assert verdict["passed"] is False and list(failed) == ["batchnorm"]
+    failures = failed["batchnorm"]["failures"]
+    assert failures and failures[0]["symbol"] == "batchnorm_forward", failures  # its backward, fed its cache, too
+    assert failures[0]["message"].startswith("batchnorm_forward ["), failures[0]["message"]
+
+
+def test_targets_may_be_chosen_bare_or_qualified(env):
+    verdict = graded(env, REFERENCE, "-t", "layers/adam", "--target", "conv2d", code=0)
+    assert list(verdict["targets"]) == ["conv2d", "adam"]  # in the catalog's order
+
+
+# ---------------------------------------------------------------------------- refusals
+
+
+def test_an_unknown_pack_is_one_line_listing_the_packs(env):
+    line = refusal(child(env, "grade", str(REFERENCE), "--pack", "layer"), "--pack layer", "autograd, layers")
+    assert "broken" not in line
+    done = child(env, "grade", str(REFERENCE), "--pack", "layer", "--json")
+    assert json.loads(done.stdout)["error"] in refusal(done)
+
+
+def test_a_pack_that_did_not_load_says_why(env):
+    refusal(child(env, "grade", str(REFERENCE), "--pack", "broken"), "broken did not load", "no_such_pack_module")
+
+
+@pytest.mark.parametrize(
+    ("pack", "target", "named"),
+    [
+        ("layers", "unbroadcast", "is in the pack autograd, not in layers"),
+        ("layers", "autograd/backward", "is in the pack autograd, not in layers"),
+        ("autograd", "layernorm", "is in the pack layers, not in autograd"),
+        (None, "layers/conv2d", "is in the pack layers, not in autograd"),
+    ],
+)
+def test_a_target_of_another_pack_is_refused_naming_its_pack(env, pack, target, named):
+    chosen = ("--pack", pack) if pack else ()
+    refusal(child(env, "grade", str(REFERENCE), *chosen, "-t", target), named, f"--target {target.split('/')[-1]}")
+
+
+# ---------------------------------------------------------------------------- completion
+
+
+@pytest.fixture
+def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The pack installed in this process (sys.path), found afresh; forgotten afterwards."""
+    site = installed_site(tmp_path / "site")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(PACK), str(site)])
+    packs._scan.cache_clear()
+    yield
+    for module in ("layers_shim", "autograd_drill_layers"):
+        sys.modules.pop(module, None)
+    packs._scan.cache_clear()
+
+
+def test_pack_and_its_targets_complete(in_process, tmp_path):
+    assert completed("grade engine.py --pack ") == ["autograd", "layers"]
+    assert completed("grade engine.py --pack l") == ["layers"]
+    assert completed("grade engine.py --pack layers -t ") == [*IDS, "full"]
+    assert completed("grade engine.py --pack layers --target a") == ["attention", "adam"]
+    assert "unbroadcast" in completed("grade engine.py -t ")  # no --pack: the built-in pack's
