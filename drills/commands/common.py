@@ -45,6 +45,14 @@ def console(stderr: bool) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True, file=Unpadded(stderr))
 
 
+def unpadded(made: Console, stderr: bool = False) -> Console:
+    """``made``, writing ``Unpadded`` when it does not write to a terminal (typer's help console:
+    drills/commands/plain_help.py, and the fast ``drill -h``). Its width stays what rich chose."""
+    if not made.is_terminal:
+        made.file = Unpadded(stderr)
+    return made
+
+
 class Unpadded:
     """The standard stream of the moment (a test may swap it), written without the spaces rich pads
     a line with before its end (a table's last cell, a padded row): they are held until what follows
