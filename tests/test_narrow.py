@@ -19,9 +19,15 @@ CUT = re.compile(r"[\w-]+…")
 """A word rich cut short with an ellipsis."""
 
 
+PATH = re.compile(r"(?<!\S)/\S+")
+"""An absolute path (the tests' are under /tmp), with what sticks to it (``:LINE``, a colon)."""
+
+
 def widest(output: str) -> int:
-    """The widest line, in terminal cells (a combining mark, as in x̄, takes none)."""
-    return max(map(cell_len, output.splitlines()))
+    """The widest line, in terminal cells (a combining mark, as in x̄, takes none), its absolute paths
+    not counted: a path is printed whole, past the width if it must (the terminal soft-wraps it,
+    tests/test_unbroken_paths.py), and the rest of its line wraps to fit."""
+    return max(cell_len(PATH.sub("", line)) for line in output.splitlines())
 
 
 def history_of_every_kind() -> None:
