@@ -23,9 +23,15 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.fixture
-def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, warm_grading) -> Path:
+def terminal(narrow: Path, warm_grading) -> Path:
+    return narrow
+
+
+@pytest.fixture
+def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """The tool's own consoles as a terminal 40 columns wide gets them (FORCE_COLOR: rich takes the
-    output for a terminal), and a workspace whose solution file's path is more than 70 characters."""
+    output for a terminal), and a workspace whose solution file's path is more than 70 characters
+    (the data folder's paths too)."""
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("COLUMNS", str(WIDTH))
     out, err = consoles()
@@ -34,6 +40,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, warm_grading) -> P
     monkeypatch.setattr(cli, "err", err)
     deep = tmp_path / "a-folder-with-a-rather-long-name" / "and-another-one-under-it" / "solutions"
     monkeypatch.setenv("DRILL_WORKSPACE", str(deep))
+    monkeypatch.setenv("DRILL_HOME", str(deep.parent / "and-the-data-folder-of-the-tool-beside-it"))
     monkeypatch.chdir(tmp_path.parent)  # the paths are shown relative to it, and stay long
     return deep
 
@@ -79,6 +86,16 @@ def test_export_and_a_refusal_print_the_path_whole(terminal):
     missing = terminal.parent / "no-such-engine-file-anywhere-in-this-folder.py"
     refused = drill("grade", str(missing), code=2)
     assert any(str(missing) in line or shown(missing) in line for line in lines_of(refused)), lines_of(refused)
+
+
+def test_an_interview_names_the_file_and_the_transcript_whole(narrow, fake_grading):
+    fake_grading.seconds = 7 * 60  # out of time at the first grading (tests/test_interview_cli.py)
+    answers = "A sum over the batch.\n.\n1 2\nCentral differences.\nIn float64.\n.\nall\n"
+    result = drill("interview", "--minutes", "20", "--target", "unbroadcast", input=answers)
+    whole_in(result, shown(narrow / "unbroadcast.py"))  # Write it in PATH
+    (transcript,) = (narrow.parent / "and-the-data-folder-of-the-tool-beside-it" / "interviews").glob("*.md")
+    assert len(shown(transcript)) > WIDTH
+    whole_in(result, shown(transcript))
 
 
 def test_a_whole_text_wraps_at_spaces_and_keeps_a_long_word():
