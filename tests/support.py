@@ -38,6 +38,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from drills import cli
+from drills.commands.common import Uncropped
 from drills.interview.bank import Question, load_bank
 from drills.store.history import History
 from drills.store.paths import history_path
@@ -91,9 +92,10 @@ def said(result: Result) -> str:
 
 
 def console(width: int = 500, height: int | None = None, stderr: bool = False) -> Console:
-    """A rich Console of a fixed size, without highlighting: what it draws does not depend on the
-    terminal the tests run in."""
-    return Console(stderr=stderr, highlight=False, width=width, height=height)
+    """A rich Console of a fixed size, without highlighting, drawing as the tool's own in a terminal
+    (drills/commands/common.py ``Uncropped``: a path too long for the line is not cropped): what it
+    draws does not depend on the terminal the tests run in."""
+    return Uncropped(stderr=stderr, highlight=False, width=width, height=height)
 
 
 def drawn(renderable: object, width: int = 500) -> str:

@@ -15,8 +15,11 @@ from drills.errors import DrillError
 if TYPE_CHECKING:
     from datetime import tzinfo
 
+    from rich.console import RenderableType
+
     from drills.loop.clock import Clock
     from drills.store.history import Attempt, History
+    from drills.views.whole import Whole
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,29 @@ def console(stderr: bool) -> Console:
     """A console on stdout (or stderr). In a terminal, rich's as it is. Written elsewhere (a pipe, a
     file): a line is never broken to the width (``soft_wrap``: the reader's pager or editor wraps it),
     nor padded with spaces at its end (``Unpadded``); tables and charts keep rich's width (80 columns,
-    or $COLUMNS), so that their columns stay aligned."""
-    made = Console(stderr=stderr, highlight=False)
+    or $COLUMNS), so that their columns stay aligned. In a terminal, no line is cropped: a path rich
+    is told not to cut (drills/views/whole.py) is written whole, for the terminal to soft-wrap."""
+    made = Uncropped(stderr=stderr, highlight=False)
     if made.is_terminal:
         return made
     return Console(stderr=stderr, highlight=False, soft_wrap=True, file=Unpadded(stderr))
+
+
+class Uncropped(Console):
+    """A console whose ``print`` does not crop a line longer than its width (``crop=False``, unless
+    asked): only a text told not to fold its words (drills/views/whole.py, a path) has one; tables
+    and panels keep to their width themselves."""
+
+    def print(self, *objects: Any, crop: bool = False, **kwargs: Any) -> None:
+        super().print(*objects, crop=crop, **kwargs)
+
+
+def unpadded(made: Console, stderr: bool = False) -> Console:
+    """``made``, writing ``Unpadded`` when it does not write to a terminal (typer's help console:
+    drills/commands/plain_help.py, and the fast ``drill -h``). Its width stays what rich chose."""
+    if not made.is_terminal:
+        made.file = Unpadded(stderr)
+    return made
 
 
 class Unpadded:
@@ -79,9 +100,11 @@ class Unpadded:
         return getattr(self.stream, name)
 
 
-def error_line(message: str) -> Text:
-    """A refusal, as one line on standard error."""
-    return Text("error: ", style="bold red") + Text(message)
+def error_line(message: str) -> Whole:
+    """A refusal, as one line on standard error; a path in it is never cut (drills/views/whole.py)."""
+    from drills.views.whole import whole
+
+    return whole(Text("error: ", style="bold red") + Text(message))
 
 
 @contextmanager
@@ -139,7 +162,7 @@ def _record_waiting(term: Terminal, store: History) -> None:
     term.err.print(warning_line(f"recorded {n} {noun} graded while the history could not be written"))
 
 
-def unrecorded_line(reason: str) -> Text:
+def unrecorded_line(reason: str) -> RenderableType:
     """A verdict shown but not in the history: why, and where it is kept."""
     from drills.views.lines import warning_line
 

@@ -73,6 +73,8 @@ def draw(
     from rich.text import Text
     from rich.theme import Theme
 
+    from drills.commands.common import unpadded
+
     class OptionHighlighter(RegexHighlighter):
         highlights = [  # typer's (typer/rich_utils.py), as they are
             r"(^|\W)(?P<switch>\-\w+)(?![a-zA-Z0-9])",
@@ -104,12 +106,14 @@ def draw(
         "types_sep": "dim",
         "usage": "yellow",
     }
-    console = Console(
-        theme=Theme(theme),
-        highlighter=highlighter,
-        color_system="auto",
-        force_terminal=force,
-        width=int(width) if width else None,
+    console = unpadded(
+        Console(
+            theme=Theme(theme),
+            highlighter=highlighter,
+            color_system="auto",
+            force_terminal=force,
+            width=int(width) if width else None,
+        )
     )
     console.print(Padding(highlighter(usage), 1), style="bold")
     console.print(Padding(Align(Group(highlighter(Text.from_markup(app_help))), pad=False), (0, 1, 1, 1)))

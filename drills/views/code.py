@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills.views.render import ByWidth, next_step
+from drills.views.whole import Whole
 
 if TYPE_CHECKING:
     from drills.loop.diff import Comparison, Reference
@@ -101,41 +102,6 @@ class Hanging:
             avail, indent = max(1, width - hang), hang
 
 
-class PathLine:
-    """A path drawn at the width it is given: cut after a ``/`` where it must be (never inside a
-    folder's name unless that name alone is wider than the line), the continuations two columns in."""
-
-    def __init__(self, path: str, lead: str = "") -> None:
-        self.path, self.lead = path, lead
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        longest = max((len(part) for part in self.path.split("/")), default=1) + 3
-        return Measurement(min(longest, len(self.path)), len(self.lead) + len(self.path))
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = max(4, options.max_width)
-        parts = [f"{part}/" for part in self.path.split("/")[:-1]] + [self.path.split("/")[-1]]
-        lines, indent = [self.lead], 0
-        for part in parts:
-            while part:
-                room = width - indent - len(lines[-1])
-                if len(part) <= room:
-                    lines[-1] += part
-                    part = ""
-                elif lines[-1]:  # on a line of its own
-                    lines.append("")
-                    indent = 2
-                else:  # wider than a whole line: folded
-                    lines[-1], part = part[:room], part[room:]
-                    lines.append("")
-                    indent = 2
-        for k, line in enumerate(lines):
-            if line or k == 0:
-                yield Segment("  " * (k > 0))
-                yield Segment(line)
-                yield Segment.line()
-
-
 def unified(symbol: str, rows: list[Row], missing: bool) -> RenderableType:
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
@@ -169,11 +135,10 @@ def comparison(c: Comparison) -> RenderableType:
         parts.append(Text(" Peeking before the target passed: this attempt is marked assisted.", style="yellow"))
     elif c.peeked:
         parts.append(Text(" This attempt ended before the target passed.", style="yellow"))
-    legend = Table.grid(padding=(0, 1, 0, 0))  # narrow: a line each, the path cut only after a /
-    legend.add_column(no_wrap=True)
-    legend.add_column()
-    legend.add_row(mark(YOURS), PathLine(c.source_label, lead="yours: "))
-    legend.add_row(mark(REFERENCE), Text("the reference"))
+    legend = Group(  # narrow: a line each, the path whole (drills/views/whole.py)
+        Whole(Text.assemble(mark(YOURS), " yours: ", c.source_label)),
+        Text.assemble(mark(REFERENCE), " the reference"),
+    )
     diffs = [
         (symbol, aligned(ours or "", reference), ours is None) for symbol, ours, reference in c.pairs
     ]  # once for both layouts

@@ -17,6 +17,7 @@ from drills.interview.transcript import verdict
 from drills.loop.watch_keys import Bar, key_bar
 from drills.store.states import PartKind, PartOutcome
 from drills.views.render import counted, due_in, grid, hint_text
+from drills.views.whole import whole
 from grader.catalog import format_time
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def task_view(kind: str, target: str, summary: str, path: str, budget: float) ->
     return Group(
         Text(""),
         interviewer(f"{what}: {target}, {summary}. You have {format_time(budget)}."),
-        Text(f" Write it in {path} (the stub is there); each save is graded.", style="dim"),
+        whole(Text(f" Write it in {path} (the stub is there); each save is graded.", style="dim")),
     )
 
 
@@ -210,7 +211,7 @@ def closing_view(record: InterviewRecord, path: str, stopped: bool) -> Renderabl
     return Group(
         Text(""),
         Text(head, style="bold"),
-        Text(" Transcript: ", style="bold").append(path, style="cyan"),
+        whole(Text(" Transcript: ", style="bold").append(path, style="cyan")),
         Text(
             f" Interview {record.id}: drill interview --list shows them all; drill next, what is due now.", style="dim"
         ),

@@ -13,6 +13,7 @@ from rich.text import Text
 from drills.store.paths import display
 from drills.store.states import Rung
 from drills.views.render import counted, due_in, next_step
+from drills.views.whole import whole, whole_markup
 from grader.catalog import FULL, format_time, listed
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def started_view(started: Started) -> RenderableType:
     if started.attempt.target == FULL:
         lines.append(" Each target gets its own split when it first passes, like a speedrun timer.")
     lines.append(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
-    return Text.from_markup("\n".join(lines))
+    return whole(Text.from_markup("\n".join(lines)))
 
 
 def paused_line(attempt: Attempt, now: float) -> Text:
@@ -64,7 +65,7 @@ def resumed_line(attempt: Attempt, now: float) -> Text:
 
 def abandoned_view(attempt: Attempt, now: float) -> RenderableType:
     where = f" Your file is archived at {escape(display(Path(attempt.archive)))}." if attempt.archive else ""
-    return Text.from_markup(
+    return whole_markup(
         f" Abandoned {attempt.target} at {format_time(attempt.elapsed(now))}.{where}\n"
         f" Start again: [bold cyan]drill start {attempt.target}[/]"
     )
@@ -78,10 +79,13 @@ def gave_up_view(attempt: Attempt, now: float) -> RenderableType:
     )
 
 
-def watching_line(attempt: Attempt) -> Text:
+def watching_line(attempt: Attempt) -> RenderableType:
     """What ``drill watch`` says first when its output is not a terminal (no live screen)."""
-    return Text(
-        f" watching {display(attempt.file)}: grading on every save (Ctrl-C stops watching, not the clock)", style="dim"
+    return whole(
+        Text(
+            f" watching {display(attempt.file)}: grading on every save (Ctrl-C stops watching, not the clock)",
+            style="dim",
+        )
     )
 
 
@@ -107,8 +111,8 @@ def yours_line(
     return next_step(f"drill start {target}", f"yours: {mine}{on}; due {due_in(due)}")
 
 
-def exported_line(exported: Exported, output: Path) -> Text:
-    return Text.from_markup(
+def exported_line(exported: Exported, output: Path) -> RenderableType:
+    return whole_markup(
         f" Wrote {counted(exported.attempts, 'attempt')} ({counted(exported.splits, 'split')}) "
         f"to [bold]{escape(display(output))}[/]."
     )
@@ -141,7 +145,7 @@ def restored_view(r: Recovered) -> RenderableType:
         ids = listed([str(i) for i in r.others[:5]])
         noun = "attempt" if len(r.others) == 1 else "attempts"
         lines.append(f" Other graded {noun} of {attempt.target}: {ids}  (drill restore --attempt N)")
-    return Text.from_markup("\n".join(lines))
+    return whole_markup("\n".join(lines))
 
 
 IN_FILE = "▸"
@@ -155,7 +159,7 @@ def saves_view(s: Saves) -> RenderableType:
 
     attempt = s.attempt
     state = "in progress" if attempt.in_progress else attempt.outcome
-    head = Text(f" Graded saves of attempt {attempt.id} at {attempt.target} ({state}), {display(attempt.file)}:")
+    head = whole(Text(f" Graded saves of attempt {attempt.id} at {attempt.target} ({state}), {display(attempt.file)}:"))
     table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 2, 0, 0))
     table.add_column("", no_wrap=True, min_width=2)
     table.add_column("save", justify="right", no_wrap=True)
@@ -210,8 +214,8 @@ def ended_elsewhere(target: str, how: str) -> Text:
     return Text(f" The attempt at {target} {how}.")
 
 
-def warning_line(warning: str) -> Text:
-    return Text("warning: ", style="bold yellow") + Text(warning)
+def warning_line(warning: str) -> RenderableType:
+    return whole(Text("warning: ", style="bold yellow") + Text(warning))  # it may name a path
 
 
 def no_attempt_view(target: str, why: str) -> RenderableType:

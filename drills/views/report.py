@@ -17,6 +17,8 @@ from drills.store.paths import display
 from drills.store.states import Rung
 from drills.views.card import review_card
 from drills.views.render import counted, delta, next_step, reason, scoreboard, t
+from drills.views.whole import Whole
+from drills.views.whole import whole as whole_text
 from grader.catalog import format_time
 
 if TYPE_CHECKING:
@@ -35,21 +37,26 @@ LINE_CHARS = 200
 """How much of one printed line is shown."""
 
 
-def failure_view(failure: Failure) -> RenderableType:
+def failure_view(failure: Failure, indent: int = 0, whole: bool = False) -> RenderableType:
     """One failure: the verdict's line, the user's lines it went through, the hint, the notes, and
-    the end of what the test printed. Each line under the verdict's is indented, and keeps its indent
-    when it wraps in a narrow terminal."""
+    the end of what the test printed, ``indent`` columns in. Each line under the verdict's is indented
+    further, and keeps its indent when it wraps in a narrow terminal. ``whole``: its texts are wrapped
+    at spaces only, a ``path:LINE`` location never cut (drills/views/whole.py; not on a live screen)."""
 
-    def under(text: RenderableType, indent: int = 2) -> Padding:
-        return Padding(text, (0, 0, 0, indent), expand=False)
+    def under(text: RenderableType, more: int = 2) -> RenderableType:
+        if whole and isinstance(text, Text):
+            return Whole(text, indent + more)
+        if indent + more == 0:
+            return text
+        return Padding(text, (0, 0, 0, indent + more), expand=False)
 
-    parts: list[RenderableType] = [Text(failure.headline)]
+    parts: list[RenderableType] = [under(Text(failure.headline), 0)]
     parts += [under(Text(where, style="dim")) for where in failure.location]
     if failure.hint:
         parts.append(under(Text.assemble(("hint: ", "bold"), failure.hint)))
     parts += [under(Text(f"note: {note}", style="yellow")) for note in failure.notes]
     if failure.symbol is None and not failure.location and "\n" in failure.message:
-        parts = [Text(failure.message)]  # a verdict of the grader's own (a stopped check): as it was written
+        parts = [under(Text(failure.message), 0)]  # a verdict of the grader's own (a stopped check): as it was written
     printed, cut = failure.printed
     if printed or cut:
         parts.append(under(Text("your code printed:", style="dim")))
@@ -79,7 +86,7 @@ def failed_summary(tr: TargetResult) -> str:
 def grade_report(result: GradeResult) -> RenderableType:
     """Each target's verdict, its first failure (fix it, the next follows), why tests were not run,
     notes, and the count."""
-    rows: list[RenderableType] = [Text(result.file, style="bold")]
+    rows: list[RenderableType] = [whole_text(Text(result.file, style="bold"))]
     for tr in result.targets:
         line = Text()
         if tr.passed:
@@ -91,7 +98,7 @@ def grade_report(result: GradeResult) -> RenderableType:
         line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(failed_summary(tr), style="red")
         rows.append(line)
         if tr.failures:
-            rows.append(Padding(failure_view(tr.failures[0]), (0, 0, 0, 4)))
+            rows.append(failure_view(tr.failures[0], indent=4, whole=True))
         if tr.not_run_line:  # why the rest was not run
             rows.append(Padding(Text(tr.not_run_line, style="dim"), (0, 0, 0, 4)))
     for note in result.notes:
@@ -199,7 +206,7 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float, t
     head = Text(f" {named(attempt)}", style="bold").append(
         f"  {format_time(attempt.elapsed(now))}{paused}  target {target}"
     )
-    lines: list[RenderableType] = [head.append(f"   {display(attempt.file)}")]
+    lines: list[RenderableType] = [whole_text(head.append(f"   {display(attempt.file)}"))]
     for s in states:
         if s.passed:
             mark, detail = Text("✓", style="green"), f"at {format_time(s.split)}" if s.split is not None else ""
