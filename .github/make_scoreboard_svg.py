@@ -27,8 +27,8 @@ def main(target: Path = ROOT / ".github" / "scoreboard.svg") -> None:
         os.environ["DRILL_HOME"] = str(Path(tmp) / "home")
         os.environ["DRILL_WORKSPACE"] = str(Path(tmp) / "solutions")
         os.chdir(tmp)
-        from drills import cli
-        from drills.loop.clock import MockClock
+        from autograd_drill import cli
+        from autograd_drill.loop.clock import MockClock
 
         console = Console(record=True, width=100, force_terminal=True, color_system="truecolor")
         cli.out = console

@@ -4,7 +4,7 @@
     python .github/simulate_week.py --real-grading  # every `drill check` runs the oracle suite (~1 minute)
 
 Everything goes through the CLI (`drill next --start`, `drill check`, `drill give-up`, `drill chart`)
-with a MockClock injected as drills.cli.CLOCK, calendar days in UTC, and a temporary DRILL_HOME. The
+with a MockClock injected as autograd_drill.cli.CLOCK, calendar days in UTC, and a temporary DRILL_HOME. The
 simulated user has a fixed skill per target (the first attempt's time as a share of the target time;
 above 1.5 they give up), gets 15% faster after each pass and 20% after each give-up (they read the
 diff), with a little seeded noise: the same run every time.
@@ -55,12 +55,12 @@ def main() -> None:
     from rich.console import Console
     from typer.testing import CliRunner
 
-    from drills import cli
-    from drills.loop import session
-    from drills.loop.clock import MockClock
-    from drills.loop.stubs import stub_for
-    from grader.catalog import format_time, load_catalog
-    from grader.verdict import GradeResult, TargetResult
+    from autograd_drill import cli
+    from autograd_drill.grader.catalog import format_time, load_catalog
+    from autograd_drill.grader.verdict import GradeResult, TargetResult
+    from autograd_drill.loop import session
+    from autograd_drill.loop.clock import MockClock
+    from autograd_drill.loop.stubs import stub_for
 
     clock = MockClock(MONDAY.timestamp())
     cli.CLOCK, cli.TZ = clock, UTC

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.reference import ENGINE
 from benchmarks.report import Table, ms, p50, ratio, s
 from benchmarks.server import Side
 from benchmarks.watch import PAUSE, Watch, changed_unbroadcast
-from grader.catalog import load_catalog
-from reference import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = load_catalog()
@@ -249,8 +249,8 @@ def startup(sides: list[Side], reps: Reps, tmp: Path) -> Table:
     env["PYTHONDONTWRITEBYTECODE"] = ""
     for side in sides:
         for name, args in STARTS.items():
-            side.run("-m", "drills", *args, env=env)  # writes the cache
-            measures[f"{side.name}|{name}"] = lambda d=side, a=args: d.run("-m", "drills", *a, env=env)
+            side.run("-m", "autograd_drill", *args, env=env)  # writes the cache
+            measures[f"{side.name}|{name}"] = lambda d=side, a=args: d.run("-m", "autograd_drill", *a, env=env)
         measures[f"{side.name}|base"] = lambda d=side: d.run("-c", "import typer, rich", env=env)
     times = interleaved(reps.runs, measures)
     table = Table(
@@ -284,10 +284,10 @@ def check(sides: list[Side], reps: Reps, tmp: Path) -> Table:
 
         def one_check(side: Side = side, env: dict[str, str] = env) -> float | None:
             """A new attempt, the reference saved (a pass ends it: the next check needs another), checked."""
-            side.run("-m", "drills", "abandon", env=env, ok=2)  # 2: none in progress
-            side.run("-m", "drills", "start", "unbroadcast", env=env)
+            side.run("-m", "autograd_drill", "abandon", env=env, ok=2)  # 2: none in progress
+            side.run("-m", "autograd_drill", "start", "unbroadcast", env=env)
             shutil.copy(ENGINE, Path(env["DRILL_WORKSPACE"]) / "unbroadcast.py")
-            return side.run("-m", "drills", "check", env=env)
+            return side.run("-m", "autograd_drill", "check", env=env)
 
         measures[f"{side.name}|check"] = one_check
         naive = ["-m", "pytest", "grader", "-q", "-p", "no:cacheprovider", "-m", "unbroadcast", "--oracle", "live"]

@@ -19,8 +19,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.memory import training_peak  # noqa: E402 - after the path is set
-from reference import load_engine  # noqa: E402 - after the path is set
+from autograd_drill.grader.memory import training_peak  # noqa: E402 - after the path is set
+from autograd_drill.reference import load_engine  # noqa: E402 - after the path is set
 
 
 def reference() -> ModuleType:

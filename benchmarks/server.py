@@ -31,10 +31,10 @@ PY = sys.executable
 
 
 def serve() -> None:
-    from grader.catalog import load_catalog
-    from grader.process import Cancelled, run_in_subprocess
-    from grader.run import grade_file
-    from grader.worker import SpawnRunner, WarmRunner
+    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.grader.process import Cancelled, run_in_subprocess
+    from autograd_drill.grader.run import grade_file
+    from autograd_drill.grader.worker import SpawnRunner, WarmRunner
 
     catalog = load_catalog()
     made: dict[str, Any] = {"fresh": run_in_subprocess}
@@ -108,7 +108,7 @@ class Side:
         return json.loads(reply)
 
     def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, ok: int = 1) -> float | None:
-        """Seconds of ``python ARGS`` run in this checkout (its ``drill``: ``-m drills ...``); None (no
+        """Seconds of ``python ARGS`` run in this checkout (its ``drill``: ``-m autograd_drill ...``); None (no
         figure) when it exits with a status above ``ok`` (1: a failed verdict, a refusal): a checkout
         without that command or option, said once on stderr."""
         start = time.perf_counter()

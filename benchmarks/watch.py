@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from reference import ENGINE
+from autograd_drill.reference import ENGINE
 
 PAUSE = 0.3
 """Seconds between a verdict and the next save: a user does not save twice within the debounce window."""
@@ -42,7 +42,7 @@ class Watch:
 
     def __init__(self, home: Path, target: str, env: dict[str, str], cwd: Path, source: str | None = None) -> None:
         env = {**env, "DRILL_HOME": str(home / "home"), "DRILL_WORKSPACE": str(home / "ws"), "COLUMNS": "400"}
-        drill = [sys.executable, "-m", "drills"]
+        drill = [sys.executable, "-m", "autograd_drill"]
         subprocess.run([*drill, "abandon"], env=env, cwd=cwd, capture_output=True)
         subprocess.run([*drill, "start", target], env=env, cwd=cwd, capture_output=True, check=True)
         self.path = home / "ws" / f"{target}.py"

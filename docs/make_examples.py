@@ -59,8 +59,8 @@ class Drill:
     def __init__(self, width: int = WIDTH) -> None:
         from rich.console import Console
 
-        from drills import cli
-        from drills.loop.clock import MockClock
+        from autograd_drill import cli
+        from autograd_drill.loop.clock import MockClock
 
         self.cli, self.clock = cli, MockClock()
         cli.CLOCK = self.clock
@@ -118,13 +118,13 @@ ANSWERS = (
 def interview() -> str:
     """A 20-minute interview on unbroadcast in a pseudo-terminal: the reference saved for each coding
     part after one nudge, two answers typed and self-checked; its transcript."""
-    from drills.interview.store import ensure_tables, interviews
-    from drills.store.history import History
-    from drills.store.paths import history_path
+    from autograd_drill.interview.store import ensure_tables, interviews
+    from autograd_drill.store.history import History
+    from autograd_drill.store.paths import history_path
     from tests.terminal import Pty
 
     reference = (ROOT / "reference" / "engine.py").read_text(encoding="utf-8")
-    command = [sys.executable, "-m", "drills", "interview", "--minutes", "20", "--target", "unbroadcast"]
+    command = [sys.executable, "-m", "autograd_drill", "interview", "--minutes", "20", "--target", "unbroadcast"]
     with isolated() as tmp:
         term = Pty(command, cols=WIDTH)
         try:

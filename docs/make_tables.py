@@ -4,7 +4,7 @@
     python docs/make_tables.py --check    # rewrites nothing: exit 1 naming each table out of date
 
 A generated table sits between ``<!-- catalog: NAME ... -->`` and ``<!-- /catalog -->``; each NAME has a
-function below that draws it from the catalog. The README's rung times (``python -m drills.loop.ladder
+function below that draws it from the catalog. The README's rung times (``python -m autograd_drill.loop.ladder
 --readme``) are regenerated and checked here too, so that one command follows a change to the catalog.
 tests/test_catalog.py runs ``--check``.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from drills.loop.ladder import readme_with_table  # noqa: E402
-from grader.catalog import FULL, Catalog, Target, format_time, load_catalog  # noqa: E402
+from autograd_drill.grader.catalog import FULL, Catalog, Target, format_time, load_catalog  # noqa: E402
+from autograd_drill.loop.ladder import readme_with_table  # noqa: E402
 
 README = ROOT / "README.md"
 CONTRACT = ROOT / "docs" / "contract.md"

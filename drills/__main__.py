@@ -1,3 +1,3 @@
-from drills.entry import main
+from autograd_drill.entry import main
 
 main()

@@ -2,7 +2,7 @@
 redirected under cp1252, a POSIX locale's ASCII): a look-alike in ASCII, else ``?``; never a
 UnicodeEncodeError.
 
-``drills.entry`` registers ``ERRORS`` as the error handler of stdout and stderr where their encoding
+``autograd_drill.entry`` registers ``ERRORS`` as the error handler of stdout and stderr where their encoding
 is not a UTF one. A chart stays a chart: its frame (box drawing), its lines (braille dots) and its
 markers become one ASCII character each, so that its columns stay aligned, each target's marker
 still its own.

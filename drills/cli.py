@@ -11,19 +11,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from drills.commands import options as opt
-from drills.commands.common import consoles, error_line
-from drills.commands.groups import group_commands
-from drills.commands.plain_help import PlainGroup, PlainTyper
-from drills.interview.plan import DEFAULT_MINUTES
-from drills.loop import clock as clocks
-from drills.loop.watch_keys import key_help
-from grader.catalog import FULL, UnknownTarget, load_catalog
+from autograd_drill.commands import options as opt
+from autograd_drill.commands.common import consoles, error_line
+from autograd_drill.commands.groups import group_commands
+from autograd_drill.commands.plain_help import PlainGroup, PlainTyper
+from autograd_drill.grader.catalog import FULL, UnknownTarget, load_catalog
+from autograd_drill.interview.plan import DEFAULT_MINUTES
+from autograd_drill.loop import clock as clocks
+from autograd_drill.loop.watch_keys import key_help
 
 if TYPE_CHECKING:
     from datetime import tzinfo
 
-    from drills.commands.common import Terminal
+    from autograd_drill.commands.common import Terminal
 
 app = PlainTyper(
     cls=PlainGroup,
@@ -49,8 +49,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 def terminal() -> Iterator[Terminal]:
     """The terminal a command body prints to, read now (tests swap the consoles and the clock); its
     refusals become one-line errors."""
-    from drills.commands.common import Terminal
-    from drills.errors import DrillError
+    from autograd_drill.commands.common import Terminal
+    from autograd_drill.errors import DrillError
 
     try:
         yield Terminal(out, err, CLOCK, TZ)
@@ -96,7 +96,7 @@ def overview(
     Run [bold]drill[/] alone for the catalog and what to do next.
     """
     if version:
-        from drills import version_line
+        from autograd_drill import version_line
 
         out.print(version_line())
         raise typer.Exit(0)
@@ -106,7 +106,7 @@ def overview(
 
 def show_overview() -> None:
     """``drill`` alone: a title, the catalog with your times, and what to do next."""
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     run(practice.overview)
 
@@ -114,7 +114,7 @@ def show_overview() -> None:
 @app.command("list")
 def list_targets(as_json: opt.JsonFlag = False) -> None:
     """The catalog: each target, what you write, its target time, your best and last times, and when it is due."""
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     run(practice.overview, title=False, as_json=as_json)
 
@@ -132,7 +132,7 @@ def next_target(
 
     A finished recall attempt is a review (copy and cloze are learning steps: a target joins at its first recall pass, and until then comes before those never drilled): gave up = Again; over the target time, or assisted = Hard; within it = Good; under half of it, unassisted = Easy. The most overdue target comes first; one never drilled is due now.
     """
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     with terminal() as term:
         if not start_it:
@@ -145,7 +145,7 @@ def next_target(
 @app.command()
 def ladder() -> None:
     """The learning ladder: each target's rung (copy, cloze, recall), each rung's target time and why, and what moves it up or down."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.ladder)
 
@@ -153,7 +153,7 @@ def ladder() -> None:
 @app.command()
 def review(target: opt.TargetArg) -> None:
     """The review card of TARGET (or 'full'): the key formula, the classic bugs, what an interviewer asks next."""
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     run(practice.review, resolve(target))
 
@@ -165,7 +165,7 @@ def stats(
     as_json: opt.JsonFlag = False,
 ) -> None:
     """Per target: attempts, best, median of the last five, trend, share under the target time."""
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     run(practice.stats, resolve_optional(target), plot, as_json)
 
@@ -175,7 +175,7 @@ def chart(
     target: opt.ChartTarget = None,
 ) -> None:
     """A chart of your times: each attempt over the days, the target time as a line; and your streak of practice days."""
-    from drills.commands import practice
+    from autograd_drill.commands import practice
 
     run(practice.chart, resolve_optional(target))
 
@@ -183,7 +183,7 @@ def chart(
 @app.command()
 def packs(as_json: opt.PacksJsonFlag = False) -> None:
     """The installed drill packs: each one's title, version, targets, full drill's time and where it is."""
-    from drills.commands import packs as body
+    from autograd_drill.commands import packs as body
 
     run(body.packs, as_json)
 
@@ -201,7 +201,7 @@ def start(
     """Write the stub of TARGET for its rung of the ladder and start the timer. TARGET may be 'full'.
 
     The rungs: copy (the reference in view above each blank, to retype), cloze (its key lines blank), recall (every function blank, from memory). A target never drilled starts on copy."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.start, resolve(target), workspace, edit, rung.lower() if rung else None)
 
@@ -218,10 +218,10 @@ def full(
 @app.command()
 def check(oracle: opt.OracleOption = "auto", as_json: opt.JsonFlag = False) -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
-    from grader.spawn import OneShot
+    from autograd_drill.grader.spawn import OneShot
 
     with OneShot() as runner:  # first: its interpreter imports what the grading needs meanwhile
-        from drills.commands import drill
+        from autograd_drill.commands import drill
 
         run(drill.check, oracle, runner, as_json)
 
@@ -229,7 +229,7 @@ def check(oracle: opt.OracleOption = "auto", as_json: opt.JsonFlag = False) -> N
 @app.command(help=f"Re-grade on every save, with a live timer per target; in a terminal, keys: {key_help()}.")
 def watch(oracle: opt.OracleOption = "auto") -> None:
     """``drill watch`` (its help lists the keys from their table, drills/loop/watch_keys.py)."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.watch, oracle)
 
@@ -237,7 +237,7 @@ def watch(oracle: opt.OracleOption = "auto") -> None:
 @app.command()
 def status(as_json: opt.JsonFlag = False) -> None:
     """The attempt in progress: its clock, and each target's state."""
-    from drills.commands.status import status as body
+    from autograd_drill.commands.status import status as body
 
     run(body, as_json)
 
@@ -246,7 +246,7 @@ def _clock_command(name: str, doc: str) -> None:
     """``drill pause``, ``resume``, ``abandon``, ``give-up``: no arguments, one body each in drills/commands/drill.py."""
 
     def command() -> None:
-        from drills.commands import drill
+        from autograd_drill.commands import drill
 
         run(getattr(drill, name.replace("-", "_")))
 
@@ -265,7 +265,7 @@ def hint(
     target: opt.HintTarget = None,
 ) -> None:
     """Reveal one more hint for a target (the attempt counts as assisted)."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.hint, resolve_optional(target))
 
@@ -276,7 +276,7 @@ def diff(
     peek: opt.PeekFlag = False,
 ) -> None:
     """Your code and the reference side by side, symbol by symbol."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.diff, resolve_optional(target), peek)
 
@@ -284,7 +284,7 @@ def diff(
 @app.command()
 def show(target: opt.TargetArg) -> None:
     """The reference code of TARGET's functions, to read before you first drill it. It marks nothing, unless an attempt at TARGET is in progress: then that attempt is marked assisted."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.show, resolve(target))
 
@@ -297,7 +297,7 @@ def restore(
     listing: opt.ListSavesFlag = False,
 ) -> None:
     """Bring back a deleted or overwritten solution file: a graded save (the latest, or --save N of --list) of the attempt in progress, or of your latest graded attempt at TARGET. A file in the way is archived in .archive/, never lost."""
-    from drills.commands import drill
+    from autograd_drill.commands import drill
 
     run(drill.restore, resolve_optional(target), attempt, save, listing)
 
@@ -312,7 +312,7 @@ def interview(
     oracle: opt.OracleOption = "auto",
 ) -> None:
     """A mock interview: a coding task (then its follow-up, if time allows) with nudges, then questions, self-checked; a Markdown transcript."""
-    from drills.commands import interview as body
+    from autograd_drill.commands import interview as body
 
     run(body.interview, minutes, resolve_optional(target), plan, as_json, past, oracle)
 
@@ -326,7 +326,7 @@ def where(
     """Where things live: the workspace, the history, the interviews, the recording, the data folder.
 
     Each with its source ($DRILL_WORKSPACE, clone, per-user default): the workspace (your solution files), the history database, the interviews folder (transcripts, answers), the recording in use (the grader's recorded oracle file, and whether torch is live), and the data folder."""
-    from drills.commands.where import where as body
+    from autograd_drill.commands.where import where as body
 
     run(body, as_json)
 
@@ -341,7 +341,7 @@ def export_history(
     with_sources: opt.WithSourcesFlag = False,
 ) -> None:
     """Write your whole history (every finished attempt, its splits and hints) as CSV or JSON; drill import restores it."""
-    from drills.commands import transfer
+    from autograd_drill.commands import transfer
 
     run(transfer.export_history, fmt, output, with_sources)
 
@@ -357,7 +357,7 @@ def import_history(
     ] = None,
 ) -> None:
     """Restore attempts (and, from JSON, interviews) written by drill export; those already in your history are skipped."""
-    from drills.commands import transfer
+    from autograd_drill.commands import transfer
 
     run(transfer.import_history, file, fmt)
 
@@ -383,7 +383,7 @@ def grade(
 
     Exit status: 0 all graded targets passed, 1 some failed, 2 bad usage or unreadable file.
     """
-    from drills.commands.grade import grade as grade_any
+    from autograd_drill.commands.grade import grade as grade_any
 
     run(grade_any, file, target, as_json, oracle, pack)
 

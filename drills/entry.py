@@ -1,4 +1,4 @@
-"""The ``drill`` console entry point, and ``python -m drills``: what must hold before anything heavy
+"""The ``drill`` console entry point, and ``python -m autograd_drill``: what must hold before anything heavy
 is imported (typer, rich, NumPy, the grader take half a second to load, and a Ctrl-C can come in
 that half-second as well as any other).
 
@@ -35,15 +35,15 @@ def main() -> None:
     code: object = 0
     safe_streams()
     if sys.argv[1:] in (["--version"], ["-V"]):  # a fast path: the version needs none of the app
-        from drills import version_line
+        from autograd_drill import version_line
 
         print(version_line())
         sys.exit(0)
     if sys.argv[1:] == ["check"]:  # its grading's interpreter starts first, and imports while drill does
-        from grader.spawn import start_early
+        from autograd_drill.grader.spawn import start_early
 
         start_early()
-    from drills.commands.quick import COMMANDS, HELP, answer_bare
+    from autograd_drill.commands.quick import COMMANDS, HELP, answer_bare
 
     args = tuple(sys.argv[1:])
     command: Callable[[], None] | None = None
@@ -52,14 +52,14 @@ def main() -> None:
     elif args in COMMANDS:  # a fast path: drill, drill list, status and next typed bare need no typer
         command = partial(answer_bare, args)
     elif args in HELP:  # and the app's help, drawn as typer draws it (unless click would wrap its usage line)
-        from drills.commands.quick_help import print_help, usage
+        from autograd_drill.commands.quick_help import print_help, usage
 
         line = usage()
         if line is not None:
             command = partial(print_help, line)
     quick = command is not None
     if command is None:
-        from drills.cli import main as command
+        from autograd_drill.cli import main as command
     try:
         if OURS:  # inside the try: a Ctrl-C as it is set is caught
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -85,7 +85,7 @@ def main() -> None:
 
 def completing() -> bool:
     """The shell's completion script runs drill (``_DRILL_COMPLETE=complete_bash``, the variable typer
-    names after the program: ``_DRILL_COMPLETE``, or for ``python -m drills`` one that names it too): it
+    names after the program: ``_DRILL_COMPLETE``, or for ``python -m autograd_drill`` one that names it too): it
     is answered by the app, whatever the arguments (none, usually)."""
     return any(
         name.startswith("_") and name.endswith("_COMPLETE") and "DRILL" in name and value
@@ -147,7 +147,7 @@ def safe_streams() -> None:
             if stream.errors == "strict":  # surrogateescape writes an undecodable file name back as it was
                 reconfigure(errors="replace")
             continue
-        from drills.ascii_fallback import register
+        from autograd_drill.ascii_fallback import register
 
         reconfigure(errors=register())
 

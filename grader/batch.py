@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from _pytest.mark.structures import ParameterSet
 
-from grader.sandbox import time_limit
+from autograd_drill.grader.sandbox import time_limit
 
 BATCH = 25
 """Cases per test: a failure in one batch does not hide those of the others."""

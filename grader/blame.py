@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.catalog import Catalog, Target
-from grader.compare import TestTimeout, article
+from autograd_drill.grader.catalog import Catalog, Target
+from autograd_drill.grader.compare import TestTimeout, article
 
 NODE_ATTRIBUTES = ("data", "grad", "_prev", "_op", "_backward")
 """What ``Tensor.__init__`` sets on every tensor (the contract's INIT_* clauses)."""

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem
-from grader.compare import TestTimeout, backprop, compare, diagnose
-from grader.oracle import Answer, OracleView
-from grader.probes import culprits
-from grader.verdict import headline
-from reference import load_engine
+from autograd_drill.grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem
+from autograd_drill.grader.compare import TestTimeout, backprop, compare, diagnose
+from autograd_drill.grader.oracle import Answer, OracleView
+from autograd_drill.grader.probes import culprits
+from autograd_drill.grader.verdict import headline
+from autograd_drill.reference import load_engine
 
 
 class GradeFailure(AssertionError):

@@ -2,7 +2,7 @@
 
 The suite is a pack's: by default the autograd pack's (grader/catalog.toml, reference/engine.py, the
 tests of grader/, grader/recorded/oracle.npz). Another pack's oracle tests take this module as a plugin
-and name the pack's files: ``python -m pytest PACK/tests -p grader.conftest --catalog PACK/catalog.toml
+and name the pack's files: ``python -m pytest PACK/tests -p autograd_drill.grader.conftest --catalog PACK/catalog.toml
 --reference PACK/reference.py --oracle-file PACK/recorded/oracle.npz --impl FILE``. ``CATALOG``,
 ``MARKERS``, ``ORDER`` and ``REFERENCE`` are then the pack's, set when the session is configured."""
 
@@ -21,16 +21,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader import batch, notes, shards
-from grader.blame import Blame
-from grader.catalog import CATALOG_FILE, Catalog, load_catalog
-from grader.check import GradeFailure, Grading, TestTimeout
-from grader.contract import register_marks
-from grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
-from grader.output import bounded_output
-from grader.reporter import Reporter, watch_parent
-from grader.sandbox import cap_memory, load_solution, time_limit
-from reference import ENGINE
+from autograd_drill.grader import batch, notes, shards
+from autograd_drill.grader.blame import Blame
+from autograd_drill.grader.catalog import CATALOG_FILE, Catalog, load_catalog
+from autograd_drill.grader.check import GradeFailure, Grading, TestTimeout
+from autograd_drill.grader.contract import register_marks
+from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
+from autograd_drill.grader.output import bounded_output
+from autograd_drill.grader.reporter import Reporter, watch_parent
+from autograd_drill.grader.sandbox import cap_memory, load_solution, time_limit
+from autograd_drill.reference import ENGINE
 
 REFERENCE = ENGINE
 CATALOG: Catalog = load_catalog()
@@ -66,7 +66,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("oracle") == "record" and os.environ.get(RECORDING_ENV) != "1":
-        raise pytest.UsageError("--oracle record rewrites the recorded oracle: run it as python -m grader.record")
+        raise pytest.UsageError(
+            "--oracle record rewrites the recorded oracle: run it as python -m autograd_drill.grader.record"
+        )
     # Gradings build graphs of 10,000 nodes whose closures form reference cycles: with the default
     # thresholds the cycle collector runs hundreds of times per check. Collect rarely instead.
     gc.freeze()

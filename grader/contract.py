@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from grader.catalog import Target
+    from autograd_drill.grader.catalog import Target
 
 
 def clause(*phrases: str) -> pytest.MarkDecorator:

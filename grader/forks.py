@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.process import PARENT_ENV, STOP_SIGNALS, TIMED_OUT, kill_tree
-from grader.reaper import end_descendants
+from autograd_drill.grader.process import PARENT_ENV, STOP_SIGNALS, TIMED_OUT, kill_tree
+from autograd_drill.grader.reaper import end_descendants
 
 POLL_SECONDS = 0.2
 """How often a worker busy with a grading checks that ``drill watch`` is still there."""

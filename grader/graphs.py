@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.blame import NODE_HINT, node_problem
-from grader.check import GradeFailure, Grading
-from grader.compare import add_into
-from grader.localize import culprit
-from grader.programs import Program
+from autograd_drill.grader.blame import NODE_HINT, node_problem
+from autograd_drill.grader.check import GradeFailure, Grading
+from autograd_drill.grader.compare import add_into
+from autograd_drill.grader.localize import culprit
+from autograd_drill.grader.programs import Program
 
 DEEP_OPS = 10_000
 """The contract's deep chain (grader/contract.py DEEP): no recursion limit on a chain of this many ops."""

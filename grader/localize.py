@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from grader.compare import TestTimeout, backprop, graph_order, seed
-from grader.probes import culprits
-from grader.programs import GLUE_OPS, Op, Program, Step
+from autograd_drill.grader.compare import TestTimeout, backprop, graph_order, seed
+from autograd_drill.grader.probes import culprits
+from autograd_drill.grader.programs import GLUE_OPS, Op, Program, Step
 
 if TYPE_CHECKING:
-    from grader.check import Grading
+    from autograd_drill.grader.check import Grading
 
 STEP = 1e-6
 """The relative step of the central differences."""

@@ -26,9 +26,9 @@ import numpy as np
 
 RECORDING = Path(__file__).with_name("recorded") / "oracle.npz"
 RECORDING_ENV = "DRILL_ORACLE_RECORDING"
-"""Set to 1 by ``python -m grader.record`` alone: only then may a grading run ``--oracle record``, which
+"""Set to 1 by ``python -m autograd_drill.grader.record`` alone: only then may a grading run ``--oracle record``, which
 rewrites the recording (drill refuses it; a hand-run ``pytest grader --oracle record`` is told so)."""
-REGENERATE = "python -m grader.record"
+REGENERATE = "python -m autograd_drill.grader.record"
 
 TorchFn = Callable[..., Any]
 Cotangent = Callable[[tuple[int, ...]], np.ndarray] | None

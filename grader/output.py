@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from grader.verdict import CUT_MARK
+from autograd_drill.grader.verdict import CUT_MARK
 
 OUTPUT_CHARS = 16_000
 """How much of what one test printed is kept: its start, where the printing began."""
@@ -96,7 +96,7 @@ def cut_in(properties: list[tuple[str, object]], when: str) -> tuple[int, int]:
 
 def kept(text: str, lines_cut: int) -> str:
     """A failed test's output as its result carries it: at most ``OUTPUT_CHARS`` characters, and, if
-    anything was cut, a last line that says how many lines (grader.verdict.Failure.printed)."""
+    anything was cut, a last line that says how many lines (autograd_drill.grader.verdict.Failure.printed)."""
     if len(text) > OUTPUT_CHARS:
         rest = text[OUTPUT_CHARS:]
         lines_cut += rest.count("\n") + (not rest.endswith("\n"))

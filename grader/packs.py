@@ -23,8 +23,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.catalog import CATALOG_FILE, load_catalog
-from reference import ENGINE
+from autograd_drill.grader.catalog import CATALOG_FILE, load_catalog
+from autograd_drill.reference import ENGINE
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint

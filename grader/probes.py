@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.compare import TestTimeout, add_into, backprop, compare
+from autograd_drill.grader.compare import TestTimeout, add_into, backprop, compare
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((2, 3))

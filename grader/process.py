@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
-from grader.reaper import LINUX, kill_attached, reaping
+from autograd_drill.grader.reaper import LINUX, kill_attached, reaping
 
 GRADER = Path(__file__).resolve().parent
 

@@ -1,10 +1,10 @@
 """Regenerate the recorded oracle from live torch, or check it against live torch.
 
-python -m grader.record           # rewrite grader/recorded/oracle.npz (needs torch)
-python -m grader.record --check   # fail if the recording differs from what torch answers now
+python -m autograd_drill.grader.record           # rewrite grader/recorded/oracle.npz (needs torch)
+python -m autograd_drill.grader.record --check   # fail if the recording differs from what torch answers now
 
 Another pack's recording: name its oracle tests, catalog and reference, and its recording, e.g.
-python -m grader.record --tests P/tests --catalog P/catalog.toml --reference P/reference.py --file P/recorded/oracle.npz
+python -m autograd_drill.grader.record --tests P/tests --catalog P/catalog.toml --reference P/reference.py --file P/recorded/oracle.npz
 (P = packs/layers/autograd_drill_layers).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.oracle import RECORDING, RECORDING_ENV
+from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV
 
 GRADER = Path(__file__).resolve().parent
 
@@ -29,7 +29,11 @@ def pack_options(catalog: Path | None, reference: Path | None) -> list[str]:
     if catalog is None and reference is None:
         return []
     told = [("--catalog", catalog), ("--reference", reference)]
-    return ["-p", "grader.conftest", *(f"{flag}={value.resolve()}" for flag, value in told if value is not None)]
+    return [
+        "-p",
+        "autograd_drill.grader.conftest",
+        *(f"{flag}={value.resolve()}" for flag, value in told if value is not None),
+    ]
 
 
 def record(path: Path, tests: Path = GRADER, catalog: Path | None = None, reference: Path | None = None) -> int:
@@ -68,7 +72,7 @@ def differences(recorded: Path, fresh: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.record", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m autograd_drill.grader.record", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare the recording with live torch; write nothing")
     parser.add_argument("--file", type=Path, default=RECORDING, help="the recording (default: %(default)s)")
     parser.add_argument("--tests", type=Path, default=GRADER, help="a pack's oracle tests (default: the grader's)")
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {args.file}" if status == 0 else f"recording failed (pytest exit {status})")
         return status
     if not args.file.exists():
-        print(f"no recording at {args.file}: run python -m grader.record")
+        print(f"no recording at {args.file}: run python -m autograd_drill.grader.record")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "fresh.npz"
@@ -94,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in problems[:20]:
         print(line)
     if problems:
-        print(f"{len(problems)} difference(s): regenerate with python -m grader.record")
+        print(f"{len(problems)} difference(s): regenerate with python -m autograd_drill.grader.record")
         return 1
     print(f"the recording {args.file} matches live torch")
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader import notes
+from autograd_drill.grader import notes
 
 NO_RTRUEDIV = (
     "`2 / t` and `ndarray / t` were not graded: your Tensor defines no __rtruediv__ (a reflected operator, "

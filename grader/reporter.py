@@ -14,8 +14,8 @@ from typing import IO, Any
 
 import pytest
 
-from grader.output import OUTPUT_CHARS, cut_in, kept, size
-from grader.process import PARENT_ENV
+from autograd_drill.grader.output import OUTPUT_CHARS, cut_in, kept, size
+from autograd_drill.grader.process import PARENT_ENV
 
 
 class Reporter:

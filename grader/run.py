@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import shards
-from grader.catalog import Target
-from grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
-from grader.suite import Suite
-from grader.verdict import Failure, GradeError, GradeResult, TargetResult
+from autograd_drill.grader import shards
+from autograd_drill.grader.catalog import Target
+from autograd_drill.grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
+from autograd_drill.grader.suite import Suite
+from autograd_drill.grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
 BASE_ARGS = [
     "-c",

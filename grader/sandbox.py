@@ -25,10 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import CodeType, FrameType, ModuleType
 
-from grader.blame import Blame
-from grader.catalog import listed
-from grader.check import GradeFailure, TestTimeout
-from grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.grader.blame import Blame
+from autograd_drill.grader.catalog import listed
+from autograd_drill.grader.check import GradeFailure, TestTimeout
+from autograd_drill.grader.solution_file import UnreadableFile, read_solution
 
 MODULE_NAME = "drill_solution"
 FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "autograd", "micrograd", "tinygrad"}

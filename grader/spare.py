@@ -1,6 +1,6 @@
 """The side of an interpreter started ahead of time (grader/spawn.py, ``SpawnRunner``): it warms up,
 stands by for the selection it is told, and runs the one grading it is asked for itself
-(``serve_once``, ``python -m grader.worker --once``).
+(``serve_once``, ``python -m autograd_drill.grader.worker --once``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from grader.forks import NO_GO, go_message, standby_key
-from grader.process import GRADER
+from autograd_drill.grader.forks import NO_GO, go_message, standby_key
+from autograd_drill.grader.process import GRADER
 
 
 def dry_session() -> None:
@@ -27,8 +27,8 @@ def dry_session() -> None:
     given): the grading's session sets up its own."""
     import pytest
 
-    from grader.catalog import load_catalog
-    from grader.run import BASE_ARGS, test_files
+    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.grader.run import BASE_ARGS, test_files
 
     pytest.main([*test_files(load_catalog().every), *BASE_ARGS, "--collect-only"])
 
@@ -66,7 +66,7 @@ class Filling(Mapping[str, Any]):
 
 def _open_recording(opened: list[Filling]) -> Callable[..., None]:
     """grader/oracle.py's ``preload``, but reading nothing yet: the answers are read in ``fill``."""
-    from grader import oracle
+    from autograd_drill.grader import oracle
 
     def preload(path: Path = oracle.RECORDING) -> None:
         if path.exists():
@@ -242,7 +242,7 @@ def serve_once(stdin: IO[str], preload: Callable[[], None]) -> int:
     os.close(output)
     inbox = Inbox(stdin, control, setup["cwd"])
     threading.Thread(target=inbox.run, name="drill-request", daemon=True).start()
-    from grader import oracle
+    from autograd_drill.grader import oracle
 
     eager, opened = oracle.preload, list[Filling]()
     oracle.preload = _open_recording(opened)  # type: ignore[assignment]  # for ``preload``, which calls it

@@ -10,7 +10,7 @@ session ends without a test and the interpreter grades that one itself, from its
 the first grading, where it knows no selection: it has run a dry session, collection only, of every
 target). After a grading, the spares standing by for another selection are told to stand by for
 this one (``{"standby": ...}``), in the background. The interpreter's side: grader/spare.py
-(``serve_once``, ``python -m grader.worker --once``).
+(``serve_once``, ``python -m autograd_drill.grader.worker --once``).
 
 Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
 about half of it, are read last and only while nothing has been asked: ``Filling``), more than a
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from grader.forks import standby_key
-from grader.process import (
+from autograd_drill.grader.forks import standby_key
+from autograd_drill.grader.process import (
     GRADER,
     Cancelled,
     Stalled,
@@ -52,8 +52,8 @@ from grader.process import (
     own_group,
     wait_for,
 )
-from grader.reaper import reaping
-from grader.spare import Key
+from autograd_drill.grader.reaper import reaping
+from autograd_drill.grader.spare import Key
 
 SPARES = 3
 """Interpreters kept warming for the next gradings (about 65 MB each, idle once warm): three saves
@@ -67,7 +67,7 @@ def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
     folder = Path(tempfile.mkdtemp(prefix="drill-grading-"))
     output = (folder / "output.txt").open("w+b")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "grader.worker", "--once"],
+        [sys.executable, "-m", "autograd_drill.grader.worker", "--once"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -5,7 +5,7 @@ grader/recorded/oracle.npz), which every grading uses when told no suite. Anothe
 the same machinery (grader/conftest.py as a plugin: the ``grade`` fixture, the contract clauses, the
 report, the verdict order) on that pack's files::
 
-    python -m pytest P/tests -c grader/pytest.ini --rootdir grader -p grader.conftest \\
+    python -m pytest P/tests -c grader/pytest.ini --rootdir grader -p autograd_drill.grader.conftest \\
         --catalog=P/catalog.toml --reference=P/reference.py --oracle-file=P/recorded/oracle.npz \\
         --impl=FILE --oracle=replay --report-json=REPORT
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.catalog import Target
+from autograd_drill.grader.catalog import Target
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Suite:
     def options(self) -> list[str]:
         """The shared plugin, and the pack's catalog, reference and recording (``--option=value``, one token)."""
         return [
-            *("-p", "grader.conftest"),
+            *("-p", "autograd_drill.grader.conftest"),
             f"--catalog={self.catalog.resolve()}",
             f"--reference={self.reference.resolve()}",
             f"--oracle-file={self.recording.resolve()}",

@@ -9,13 +9,13 @@ import itertools
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader import reflected
-from grader.batch import batched, seeds
-from grader.check import torch_const
-from grader.contract import clause
-from grader.graphs import check_program, check_shared_input, each_op_both_orders
-from grader.programs import Op, Step, pick, random_program
+from autograd_drill.grader import contract as c
+from autograd_drill.grader import reflected
+from autograd_drill.grader.batch import batched, seeds
+from autograd_drill.grader.check import torch_const
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import check_program, check_shared_input, each_op_both_orders
+from autograd_drill.grader.programs import Op, Step, pick, random_program
 
 pytestmark = [pytest.mark.arith, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 

@@ -10,13 +10,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader import notes
-from grader.batch import batched, seeds
-from grader.compare import graph_order
-from grader.contract import clause
-from grader.graphs import Glue, deep_chains
-from grader.programs import GLUE_OPS, draw_glue, random_program
+from autograd_drill.grader import contract as c
+from autograd_drill.grader import notes
+from autograd_drill.grader.batch import batched, seeds
+from autograd_drill.grader.compare import graph_order
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import Glue, deep_chains
+from autograd_drill.grader.programs import GLUE_OPS, draw_glue, random_program
 
 pytestmark = pytest.mark.backward
 

@@ -5,11 +5,11 @@ rest of the target's tests; as there, the graphs run none of the user's ops)."""
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.contract import clause
-from grader.graphs import Glue
-from grader.programs import GLUE_OPS, draw_glue, random_program
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import Glue
+from autograd_drill.grader.programs import GLUE_OPS, draw_glue, random_program
 
 pytestmark = pytest.mark.backward
 

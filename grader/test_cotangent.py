@@ -6,10 +6,10 @@ Graphs are built from the grader's glue ops, so only the user's Tensor.__init__ 
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.contract import clause
-from grader.graphs import Glue
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import Glue
 
 pytestmark = pytest.mark.cotangent
 

@@ -5,10 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched, seeds
-from grader.compare import backprop, compare
-from grader.contract import clause
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched, seeds
+from autograd_drill.grader.compare import backprop, compare
+from autograd_drill.grader.contract import clause
 
 pytestmark = [pytest.mark.cross_entropy, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 

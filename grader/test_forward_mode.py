@@ -4,11 +4,11 @@ product by forward-over-reverse, checked against torch.autograd.functional.hvp a
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.check import GradeFailure, torch_const
-from grader.contract import clause
-from grader.probes import DUAL_PROBES
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.check import GradeFailure, torch_const
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.probes import DUAL_PROBES
 
 pytestmark = pytest.mark.forward_mode
 

@@ -10,10 +10,10 @@ import weakref
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.contract import clause
-from grader.graphs import Glue, deep_chains
-from grader.memory import training_peak
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import Glue, deep_chains
+from autograd_drill.grader.memory import training_peak
 
 pytestmark = pytest.mark.free_memory
 

@@ -7,9 +7,9 @@ does not depend on the user's other ops.
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.contract import clause
-from grader.graphs import SCALAR_SHAPES, Glue, broken_sum, scalar_functions
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import SCALAR_SHAPES, Glue, broken_sum, scalar_functions
 
 pytestmark = pytest.mark.gradcheck
 

@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.compare import compare
-from grader.contract import clause
-from grader.graphs import SCALAR_SHAPES, Glue, broken_sum, scalar_functions
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.compare import compare
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import SCALAR_SHAPES, Glue, broken_sum, scalar_functions
 
 pytestmark = pytest.mark.gradcheck
 

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.contract import clause
-from grader.graphs import check_beside_sin
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import check_beside_sin
 
 pytestmark = [pytest.mark.max, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 

@@ -5,11 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched, seeds
-from grader.contract import clause
-from grader.graphs import check_beside_sin, check_program, each_op_both_orders
-from grader.programs import Op, Step, pick, random_program
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched, seeds
+from autograd_drill.grader.contract import clause
+from autograd_drill.grader.graphs import check_beside_sin, check_program, each_op_both_orders
+from autograd_drill.grader.programs import Op, Step, pick, random_program
 
 pytestmark = [pytest.mark.softmax, clause(c.INTACT)]  # every test checks the invariant (grade.vjp)
 
@@ -170,7 +170,7 @@ def _sandwich_transpose(perm):
 
 
 def _const(c):
-    from grader.check import torch_const
+    from autograd_drill.grader.check import torch_const
 
     return torch_const(c)
 

@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from grader import contract as c
-from grader.batch import batched
-from grader.contract import clause
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.batch import batched
+from autograd_drill.grader.contract import clause
 
 pytestmark = pytest.mark.unbroadcast
 

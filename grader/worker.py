@@ -7,7 +7,7 @@ isolated grandchild for each grading (``WarmRunner``). Protocol: one JSON line p
 Elsewhere forking is unsafe (macOS: NumPy linked against Accelerate, and macOS's own default is to
 spawn) or impossible (Windows). There an interpreter is started ahead of time, imports the same,
 and waits for one grading, which it runs itself before it exits; the next ones are already warming
-up meanwhile (grader/spawn.py, ``SpawnRunner``; grader/spare.py, ``python -m grader.worker --once``).
+up meanwhile (grader/spawn.py, ``SpawnRunner``; grader/spare.py, ``python -m autograd_drill.grader.worker --once``).
 
 A grading no longer wanted (its file was saved again) is cancelled (``cancel``): the Linux worker
 kills its fork on SIGUSR1 and stays warm; elsewhere the interpreter running it is killed. The call
@@ -35,8 +35,8 @@ import threading
 from types import FrameType
 from typing import IO
 
-from grader import forks
-from grader.process import (
+from autograd_drill.grader import forks
+from autograd_drill.grader.process import (
     GRADER,
     PARENT_ENV,
     STALLED,
@@ -47,9 +47,9 @@ from grader.process import (
     kill_tree,
     stopped_with_us,
 )
-from grader.reaper import become_subreaper, end_descendants
-from grader.spare import serve_once
-from grader.spawn import SpawnRunner
+from autograd_drill.grader.reaper import become_subreaper, end_descendants
+from autograd_drill.grader.spare import serve_once
+from autograd_drill.grader.spawn import SpawnRunner
 
 POLL_SECONDS = forks.POLL_SECONDS
 
@@ -91,21 +91,21 @@ def _preload(tests: bool = True) -> None:
 
     sys.path.insert(0, str(GRADER.parent))
     for module in (
-        "grader.conftest",
-        "grader.compare",
-        "grader.check",
-        "grader.oracle",
-        "grader.graphs",
-        "grader.programs",
-        "grader.localize",
-        "grader.probes",
+        "autograd_drill.grader.conftest",
+        "autograd_drill.grader.compare",
+        "autograd_drill.grader.check",
+        "autograd_drill.grader.oracle",
+        "autograd_drill.grader.graphs",
+        "autograd_drill.grader.programs",
+        "autograd_drill.grader.localize",
+        "autograd_drill.grader.probes",
     ):
         importlib.import_module(module)
-    from grader.oracle import preload
+    from autograd_drill.grader.oracle import preload
 
     preload()
     for path in sorted(GRADER.glob("test_*.py")) if tests else ():
-        importlib.import_module(f"grader.{path.stem}")
+        importlib.import_module(f"autograd_drill.grader.{path.stem}")
 
 
 def serve(stdin: IO[str], stdout: IO[str]) -> None:
@@ -144,7 +144,7 @@ class WarmRunner:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.worker"],
+            [sys.executable, "-m", "autograd_drill.grader.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=GRADER.parent,

@@ -17,18 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from drills import cli
-from drills.interview import store as interview_store
-from drills.loop import session
-from drills.loop.clock import MockClock
-from drills.store import faults
-from drills.store.history import History
-from drills.store.paths import history_path
-from grader import spawn, worker
-from grader.contract import register_marks
-from grader.oracle import RECORDING
-from grader.process import Runner
-from grader.verdict import GradeResult, TargetResult
+from autograd_drill import cli
+from autograd_drill.grader import spawn, worker
+from autograd_drill.grader.contract import register_marks
+from autograd_drill.grader.oracle import RECORDING
+from autograd_drill.grader.process import Runner
+from autograd_drill.grader.verdict import GradeResult, TargetResult
+from autograd_drill.interview import store as interview_store
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import MockClock
+from autograd_drill.store import faults
+from autograd_drill.store.history import History
+from autograd_drill.store.paths import history_path
 from tests.loop import FakeGrader
 from tests.support import CATALOG, REFERENCE, T0, digest_of, once_per_run, run_drill, use_consoles, without_torch
 

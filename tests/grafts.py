@@ -16,7 +16,7 @@ import ast
 import copy
 from pathlib import Path
 
-from grader.catalog import Catalog, find_functions
+from autograd_drill.grader.catalog import Catalog, find_functions
 from tests.support import REFERENCE_SOURCE, load
 
 PREFIX = "_reference_"

@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from drills.loop import session
-from drills.loop.clock import MockClock
-from drills.loop.stubs import stub_for
-from drills.store.history import History
-from grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import MockClock
+from autograd_drill.loop.stubs import stub_for
+from autograd_drill.store.history import History
 from tests.support import CATALOG, REFERENCE_SOURCE
 
 IDS = [t.id for t in CATALOG.targets]

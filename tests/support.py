@@ -3,7 +3,7 @@
 - where things are: ROOT, REFERENCE (and its source), CATALOG, BANK, the MockClock's T0;
 - ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
   runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
-- rich consoles of a known size for drills.cli to print to (``console``, ``use_consoles``), views as
+- rich consoles of a known size for autograd_drill.cli to print to (``console``, ``use_consoles``), views as
   text (``drawn``, ``shown``), the human report of a --json verdict (``human_report``), a one-line
   refusal (``one_line_error``);
 - the correct engines of tests/alternatives/ (``ALTERNATIVES``, ``load``, ``by_stem``);
@@ -37,15 +37,15 @@ import typer.testing
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
-from drills import cli
-from drills.commands.common import Uncropped
-from drills.interview.bank import Question, load_bank
-from drills.store.history import History
-from drills.store.paths import history_path
-from drills.views.report import grade_report
-from grader.catalog import load_catalog
-from grader.verdict import GradeResult
-from reference import ENGINE
+from autograd_drill import cli
+from autograd_drill.commands.common import Uncropped
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.verdict import GradeResult
+from autograd_drill.interview.bank import Question, load_bank
+from autograd_drill.reference import ENGINE
+from autograd_drill.store.history import History
+from autograd_drill.store.paths import history_path
+from autograd_drill.views.report import grade_report
 
 # ---------------------------------------------------------------------------- where things are
 
@@ -128,7 +128,7 @@ def one_line_error(text: str, *words: str) -> None:
 
 
 def use_consoles(monkeypatch: pytest.MonkeyPatch, width: int = 500, height: int | None = None) -> None:
-    """drills.cli prints to fresh consoles: ``out`` of ``width`` x ``height``, ``err`` of ``width``.
+    """autograd_drill.cli prints to fresh consoles: ``out`` of ``width`` x ``height``, ``err`` of ``width``.
 
     The consoles are replaced, not just COLUMNS set: a console created while COLUMNS was set (as
     under pytest-xdist) keeps that width for good."""
@@ -149,7 +149,7 @@ def run_drill(
 ) -> subprocess.CompletedProcess[str]:
     """``drill ARGS`` in a real child process, as a user would run it; ``env`` is added to ours."""
     return subprocess.run(
-        [sys.executable, "-m", "drills", *args],
+        [sys.executable, "-m", "autograd_drill", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -159,10 +159,10 @@ def run_drill(
 
 
 def drill_imports(*args: str, ok: tuple[int, ...] = (0,)) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """``python -X importtime -m drills ARGS`` in a child, as a user runs it (its exit status one of
+    """``python -X importtime -m autograd_drill ARGS`` in a child, as a user runs it (its exit status one of
     ``ok``): what it did, and the modules it imported (their full names)."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "drills", *args],
+        [sys.executable, "-X", "importtime", "-m", "autograd_drill", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -182,7 +182,7 @@ def spawn_drill(
     """``drill ARGS`` started in a child and left running; by default in a session of its own, as a
     terminal would run it (its signals are for it alone, and its process group can be killed whole)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "drills", *args],
+        [sys.executable, "-m", "autograd_drill", *args],
         cwd=ROOT,
         env=_env(env),
         stdout=stdout,

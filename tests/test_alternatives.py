@@ -21,8 +21,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from grader import notes, reflected
-from grader.run import grade_file
+from autograd_drill.grader import notes, reflected
+from autograd_drill.grader.run import grade_file
 from tests.grafts import grafted, lacks, without
 from tests.support import ALTERNATIVES, CATALOG, by_stem, load
 

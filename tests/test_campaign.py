@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.campaign import grading, mutate, operators, report
-from grader.catalog import find_functions
+from autograd_drill.grader.campaign import grading, mutate, operators, report
+from autograd_drill.grader.catalog import find_functions
 from tests.support import CATALOG, REFERENCE
 from tests.support import REFERENCE_SOURCE as SOURCE
 
@@ -120,7 +120,7 @@ def test_the_report_counts_killed_survived_and_equivalent(mutants):
     assert (row.mutants, row.killed, len(row.survived), len(row.equivalent)) == (4, 2, 1, 1)
     assert row.rate == pytest.approx(2 / 3) and not row.meets_goal
     assert all(rows[t].killed == 1 and rows[t].meets_goal for t in ("backward", "cotangent", "free-memory"))
-    text = report.report(outcomes, equivalents, CATALOG, "python -m grader.campaign", 1.0, stale)
+    text = report.report(outcomes, equivalents, CATALOG, "python -m autograd_drill.grader.campaign", 1.0, stale)
     assert "| unbroadcast | 4 | 2 | 1 | 1 | 66.7% | **no** |" in text
     assert f"- `{unbroadcast[2].id}`: {unbroadcast[2].description}" in text
     assert "the same on every input" in text
@@ -135,7 +135,9 @@ def test_the_committed_equivalents_have_a_reason_each_and_name_current_mutants(m
     assert listed and all(e.why.strip() and e.change for e in listed)
     assert len({e.id for e in listed}) == len(listed)
     _, stale = report.split_stale(listed, mutants)
-    assert not stale, "reference/engine.py changed: rerun python -m grader.campaign, update grader/campaign.toml"
+    assert not stale, (
+        "reference/engine.py changed: rerun python -m autograd_drill.grader.campaign, update grader/campaign.toml"
+    )
 
 
 def test_select_limits_each_target(mutants):
@@ -242,7 +244,7 @@ def test_the_report_has_a_table_per_operator_family(mutants):
         _outcome(picked["drop"]),
     ]
     equivalents = [report.Equivalent(picked["drop"].id, "the same", report.change_of(picked["drop"]))]
-    text = report.report(outcomes, equivalents, CATALOG, "python -m grader.campaign", 1.0)
+    text = report.report(outcomes, equivalents, CATALOG, "python -m autograd_drill.grader.campaign", 1.0)
     assert "| operator | mutants | killed | survived | equivalent | kill rate |" in text
     assert "| early return inserted | 1 | 1 | 0 | 0 | 100.0% |" in text
     assert "| name -> constant | 1 | 0 | 1 | 0 | 0.0% |" in text

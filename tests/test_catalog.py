@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from drills import cli
-from grader.catalog import UnknownTarget, find_functions, format_time, parse_time
-from grader.run import Report, test_files
+from autograd_drill import cli
+from autograd_drill.grader.catalog import UnknownTarget, find_functions, format_time, parse_time
+from autograd_drill.grader.run import Report, test_files
 from tests.support import CATALOG, REFERENCE, ROOT, drill, run_grader
 
 TABLES = ROOT / "docs" / "make_tables.py"

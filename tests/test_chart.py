@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from drills.store import progress
-from drills.store.history import History
-from drills.views import chart
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.store import progress
+from autograd_drill.store.history import History
+from autograd_drill.views import chart
 from tests.support import CATALOG, DAY, T0, drill, record_attempt, said, use_consoles
 
 TODAY = date(2027, 1, 15)

@@ -1,5 +1,5 @@
 """The ``drill`` commands that start and grade an attempt (drill, list, start, check, status), through
-typer's CliRunner, with a MockClock injected as ``drills.cli.CLOCK`` (advanced between commands to
+typer's CliRunner, with a MockClock injected as ``autograd_drill.cli.CLOCK`` (advanced between commands to
 simulate minutes passing). tests/test_cli_attempt.py has the rest of an attempt's commands,
 tests/test_cli_full.py the full drill and the commands run in processes of their own.
 
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from drills import cli
-from drills.loop.stubs import stub_for
-from drills.store.paths import history_path
-from grader.catalog import format_time
+from autograd_drill import cli
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.loop.stubs import stub_for
+from autograd_drill.store.paths import history_path
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from drills.views.render import SPARKS, hint_text
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.views.render import SPARKS, hint_text
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, open_store, row, said, seed
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from drills.loop.stubs import stub_for
-from drills.views.render import delta
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.loop.stubs import stub_for
+from autograd_drill.views.render import delta
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, drill, latest, open_store, row, said, spawn_drill
 
 # Wide enough that rich wraps nothing asserted on; a check grades in a fork of the warm worker.
@@ -132,7 +132,7 @@ def test_check_a_file_with_a_latin1_byte_gives_a_verdict(clock, workspace):
 
 
 def start_child(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """``python -m drills ARGS`` in its own process group (so that a hang can be ended with its children),
+    """``python -m autograd_drill ARGS`` in its own process group (so that a hang can be ended with its children),
     stderr in stdout. DRILL_HOME and DRILL_WORKSPACE: set by the autouse fixture."""
     return spawn_drill(*args, env={"COLUMNS": "500", **(env or {})}, stderr=subprocess.STDOUT)
 

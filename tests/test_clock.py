@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from fsrs import Rating
 
-from drills.loop import session
-from drills.loop.clock import MockClock, Reading, system_clock
-from drills.loop.ladder import place
-from drills.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED
-from drills.store.history import History
-from drills.store.records import personal_best, scoreboard
-from drills.store.schedule import rate
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import MockClock, Reading, system_clock
+from autograd_drill.loop.ladder import place
+from autograd_drill.store.attempt import CHANGED_ACROSS_REBOOT, EDITED_WHILE_PAUSED
+from autograd_drill.store.history import History
+from autograd_drill.store.records import personal_best, scoreboard
+from autograd_drill.store.schedule import rate
 from tests.loop import write
 
 pytestmark = pytest.mark.usefixtures("fake_grading")
@@ -209,7 +209,7 @@ def test_a_history_from_before_the_clock_columns_opens_and_its_attempts_keep_the
 def test_without_a_boot_id_file_the_boot_is_psutils(monkeypatch, tmp_path):
     import psutil
 
-    from drills.loop import clock as clocks
+    from autograd_drill.loop import clock as clocks
 
     monkeypatch.setattr(clocks, "BOOT_ID", tmp_path / "none")
     clocks.boot_id.cache_clear()

@@ -7,9 +7,9 @@ page) and its output redirected to a pipe, as in CI or ``drill stats > file``: b
 cannot hold is written as an ASCII look-alike (drills/ascii_fallback.py).
 
 A user's whole session (35 commands) runs in one child interpreter that calls drill's entry point
-(``drills.entry.main``, what ``python -m drills`` runs) once per command on the same cp1252 pipes,
+(``autograd_drill.entry.main``, what ``python -m autograd_drill`` runs) once per command on the same cp1252 pipes,
 as a shell would run them one after the other; its gradings start their own processes as ever. The
-other tests here start one ``python -m drills`` per command.
+other tests here start one ``python -m autograd_drill`` per command.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from drills.ascii_fallback import ONE, ascii_for
-from drills.views.chart import ASSISTED, GAVE_UP, MARKERS
+from autograd_drill.ascii_fallback import ONE, ascii_for
+from autograd_drill.views.chart import ASSISTED, GAVE_UP, MARKERS
 from tests.support import REFERENCE, ROOT, active, drill, said
 
 CP1252 = {"PYTHONIOENCODING": "cp1252", "COLUMNS": "100"}
@@ -31,7 +31,7 @@ CP1252 = {"PYTHONIOENCODING": "cp1252", "COLUMNS": "100"}
 
 def run_cp1252(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "drills", *args],
+        [sys.executable, "-m", "autograd_drill", *args],
         cwd=ROOT,
         env={**os.environ, **CP1252, **(env or {})},
         input=stdin.encode(),
@@ -98,7 +98,7 @@ END = "\x1e end of a command: exit "
 """What the session's interpreter writes to both pipes after each command (ASCII: cp1252 holds it)."""
 SESSION = f"""
 import atexit, json, shutil, sys, traceback
-from drills.entry import main
+from autograd_drill.entry import main
 
 atexit.register(lambda: None)  # an exit handler: drill then never leaves at once (entry.leave_at_once), the session goes on
 
@@ -211,7 +211,7 @@ def test_an_editor_that_cannot_start_starts_nothing(variable, editor, says, work
 
 def test_an_editor_that_cannot_start_in_a_child_is_one_line(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "drills", "full", "--edit"],
+        [sys.executable, "-m", "autograd_drill", "full", "--edit"],
         cwd=ROOT,
         env={**os.environ, "EDITOR": "no-such-editor-for-drill", "VISUAL": "", "COLUMNS": "300"},
         capture_output=True,
@@ -228,7 +228,7 @@ def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(args: list
     """``drill list > /dev/full``: the disk behind stdout is full; the fast paths and the app alike."""
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            [sys.executable, "-m", "drills", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+            [sys.executable, "-m", "autograd_drill", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
         )
     assert done.returncode == 2, done.stderr
     assert done.stderr == "error: the output could not be written: No space left on device\n"

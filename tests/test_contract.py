@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop.stubs import stub_for
-from grader import contract as c
-from grader.catalog import find_functions
+from autograd_drill.grader import contract as c
+from autograd_drill.grader.catalog import find_functions
+from autograd_drill.loop.stubs import stub_for
 from tests.support import CATALOG, REFERENCE, run_grader
 
 MARKERS = {t.marker: t for t in CATALOG.every}

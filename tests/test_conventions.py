@@ -16,8 +16,8 @@ import typer
 import typer.main
 from typer import _click
 
-from drills import __version__, cli
-from drills.commands.groups import GROUP_OF, GROUPS, group_commands, rank
+from autograd_drill import __version__, cli
+from autograd_drill.commands.groups import GROUP_OF, GROUPS, group_commands, rank
 from tests.support import CATALOG, ROOT, RUNNER, drill, drill_imports, said
 
 
@@ -25,7 +25,7 @@ from tests.support import CATALOG, ROOT, RUNNER, drill, drill_imports, said
 def test_the_version_loads_none_of_the_app(flag):
     done, loaded = drill_imports(flag)
     assert done.stdout == f"autograd-drill {__version__}\n", done
-    assert not loaded & {"typer", "rich", "numpy", "drills.cli"}, sorted(loaded & {"typer", "rich", "numpy"})
+    assert not loaded & {"typer", "rich", "numpy", "autograd_drill.cli"}, sorted(loaded & {"typer", "rich", "numpy"})
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -124,7 +124,7 @@ COMPLETE = """
 import sys
 from pathlib import Path
 sys.argv = ["/usr/local/bin/drill"]
-from drills.entry import main
+from autograd_drill.entry import main
 main()
 """
 

@@ -22,7 +22,7 @@ TESTS = sorted((ROOT / "tests").rglob("*.py"))
 BENCHMARKS = sorted((ROOT / "benchmarks").rglob("*.py"))
 
 KEPT = {
-    "drills/loop/clock.py:MockClock": "the clock the tests inject into drills.cli (CLOCK), beside the real one",
+    "drills/loop/clock.py:MockClock": "the clock the tests inject into autograd_drill.cli (CLOCK), beside the real one",
     "drills/loop/clock.py:MockClock.set_wall": "MockClock's: the user setting the wall clock",
     "drills/loop/clock.py:MockClock.suspend": "MockClock's: a laptop suspended",
     "drills/loop/clock.py:MockClock.reboot": "MockClock's: a reboot",

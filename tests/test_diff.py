@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len as line_width
 
-from drills.loop import diff, session
-from grader.catalog import listed
+from autograd_drill.grader.catalog import listed
+from autograd_drill.loop import diff, session
 from tests.loop import finish_attempt, write
 from tests.support import CATALOG, REFERENCE_SOURCE, active, drill, latest, said, use_consoles
 

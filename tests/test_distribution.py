@@ -17,7 +17,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from grader.record import differences
+from autograd_drill.grader.record import differences
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -50,7 +50,7 @@ def test_readme_says_how_to_get_a_cpu_only_torch_and_check_the_recording():
     for command in (
         "pip install torch --index-url https://download.pytorch.org/whl/cpu",
         "pip install -e '.[oracle]'",
-        "python -m grader.record --check",
+        "python -m autograd_drill.grader.record --check",
     ):
         assert command in readme, f"README: no {command}"
 

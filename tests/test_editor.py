@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop.editor import EditorProblem, editor_command, split_windows
+from autograd_drill.loop.editor import EditorProblem, editor_command, split_windows
 from tests.support import active, drill, one_line_error
 
 FILE = Path("/work/solutions/unbroadcast.py")

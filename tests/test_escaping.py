@@ -161,7 +161,7 @@ def test_drill_watch_ends_each_grading_s_escapees_and_leaves_no_worker(tmp_path)
 
 def _children(pid: int) -> list[str]:
     listing = subprocess.run(["ps", "-o", "pid=,command=", "--ppid", str(pid)], capture_output=True, text=True)
-    return [line for line in listing.stdout.splitlines() if "grader.worker" in line]
+    return [line for line in listing.stdout.splitlines() if "autograd_drill.grader.worker" in line]
 
 
 # ---------------------------------------------------------------------------- at exit
@@ -293,7 +293,7 @@ def orphan(tmp_path: Path) -> int:
 
 
 def test_reaping_ends_an_orphan_of_the_block_and_spares_a_child_from_before(tmp_path):
-    from grader.reaper import reaping
+    from autograd_drill.grader.reaper import reaping
 
     before = subprocess.Popen(SLEEPER)
     try:
@@ -310,7 +310,7 @@ def test_reaping_ends_an_orphan_of_the_block_and_spares_a_child_from_before(tmp_
 def test_reaping_in_two_threads_ends_nothing_of_the_other_s_until_both_close(tmp_path):
     import threading
 
-    from grader.reaper import reaping
+    from autograd_drill.grader.reaper import reaping
 
     opened, closing, done = threading.Event(), threading.Event(), threading.Event()
     found: dict[str, int] = {}
@@ -354,7 +354,7 @@ def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp
     folder.mkdir()
     failing = REFERENCE_SOURCE + "\n\ndef unbroadcast(grad, shape):\n    return grad\n"
     path = start_drill(tmp_path, escaping(folder, "setsid", failing))
-    watch = Pty([sys.executable, "-m", "drills", "watch", "--oracle", "replay"])
+    watch = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"])
     try:
         wait_until(lambda: escapees(folder), 120, "the first grading did not run the user's code")
         workers = {int(line.split()[0]) for line in _children(watch.child.pid)}

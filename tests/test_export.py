@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from drills import cli
-from drills.loop.clock import MockClock
-from drills.store.export import CSV_FIELDS
+from autograd_drill import cli
+from autograd_drill.loop.clock import MockClock
+from autograd_drill.store.export import CSV_FIELDS
 from tests.support import CATALOG, DAY, T0, drill, open_store, said, seed, use_consoles
 
 NOT_UTF8 = "# caf\udce9 in latin-1\nx = 1\n"  # a file saved as latin-1: kept byte for byte

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from drills.loop.watch import watch_saves
-from drills.store import progress, records
-from drills.views import report
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.loop.watch import watch_saves
+from autograd_drill.store import progress, records
+from autograd_drill.views import report
 from tests.loop import ALL_SYMBOLS, IDS, write
 from tests.support import CATALOG, REFERENCE_SOURCE, drill, latest, row, said, shown
 

@@ -24,9 +24,9 @@ import typer.main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drills import cli
-from drills.loop import session
-from grader import run as grader_run
+from autograd_drill import cli
+from autograd_drill.grader import run as grader_run
+from autograd_drill.loop import session
 from tests.support import CATALOG, DAY, REFERENCE, RUNNER, T0, drill, seed
 
 GROUP = typer.main.get_command(cli.app)

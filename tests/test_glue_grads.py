@@ -6,9 +6,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from grader.compare import add_into, backprop, seed
-from grader.graphs import Glue
-from grader.probes import PROBES
+from autograd_drill.grader.compare import add_into, backprop, seed
+from autograd_drill.grader.graphs import Glue
+from autograd_drill.grader.probes import PROBES
 from tests.support import by_stem, load
 
 

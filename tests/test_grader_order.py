@@ -9,8 +9,8 @@ import json
 import threading
 from pathlib import Path
 
-from grader import shards
-from grader.run import grade_file, pytest_args
+from autograd_drill.grader import shards
+from autograd_drill.grader.run import grade_file, pytest_args
 from tests.mutants import MUTANTS
 from tests.support import CATALOG, REFERENCE_SOURCE
 

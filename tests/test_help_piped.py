@@ -12,7 +12,7 @@ import typer.main
 from rich.console import Console
 from typer import _click
 
-from drills import cli
+from autograd_drill import cli
 from tests.support import drill, run_drill
 
 
@@ -69,5 +69,5 @@ def test_the_usage_lines_of_a_required_and_an_optional_argument():
 def test_the_fast_help_through_a_real_pipe_is_not_padded(tmp_path):
     done = run_drill("-h", env={"DRILL_HOME": str(tmp_path)})
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    assert "Usage: python -m drills [OPTIONS] COMMAND [ARGS]..." in done.stdout
+    assert "Usage: python -m autograd_drill [OPTIONS] COMMAND [ARGS]..." in done.stdout
     assert "Drilling" in done.stdout and not padded(done.stdout), padded(done.stdout)[:3]

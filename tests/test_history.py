@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from drills.store.history import History, HistoryError, open_history
+from autograd_drill.store.history import History, HistoryError, open_history
 from tests.support import T0
 
 

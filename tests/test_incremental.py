@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop import incremental
-from grader.run import grade_file, test_files
-from grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.grader.run import grade_file, test_files
+from autograd_drill.grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.loop import incremental
 from tests.loop import IDS
 from tests.support import CATALOG, REFERENCE_SOURCE
 

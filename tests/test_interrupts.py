@@ -3,7 +3,7 @@ SIGINT ends ``drill`` with one line ("interrupted"), exit status 130, no traceba
 started goes with it, and the history and the solution file are as they were.
 
 Real children, as a user runs them. The delays are counted from the moment the interpreter reaches
-drill's own code (``-X importtime`` names ``drills.entry`` once it is imported): before that, a
+drill's own code (``-X importtime`` names ``autograd_drill.entry`` once it is imported): before that, a
 SIGINT lands in Python's own start-up (site, about 15 ms), out of reach of any program, where
 Python prints a traceback of its own. From there on the assertion holds at any delay: in the
 imports (NumPy, typer, the grader: the first half-second), while grading, while printing.
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals sent to a
 
 DELAYS = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5)
 """Seconds after the interpreter reached drill's code: the imports, then the command's work."""
-REACHED = "| drills.entry"
+REACHED = "| autograd_drill.entry"
 """The ``-X importtime`` line printed once drills/entry.py is imported (main runs next)."""
 
 
@@ -50,7 +50,7 @@ def interrupt(args: list[str], delay: float, env: dict[str, str] | None = None, 
     SIGINTs, 2 ms apart), unless it has ended by then. Every wait on it is bounded: a child that
     neither ends nor closes its output fails the test (its process group killed), never hangs it."""
     proc = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "drills", *args],
+        [sys.executable, "-X", "importtime", "-m", "autograd_drill", *args],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         stdin=subprocess.DEVNULL,
@@ -202,7 +202,7 @@ def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):
 def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):
     """``nohup drill ...``, a background job of a script: SIGINT ignored at start-up is not taken over."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "drills", "stats"],
+        [sys.executable, "-m", "autograd_drill", "stats"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from drills.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
-from drills.interview.bank import load_bank
+from autograd_drill.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
+from autograd_drill.interview.bank import load_bank
 
 QUESTION = load_bank().get("log-sum-exp")
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from drills.interview import bank as bank_module
-from drills.interview.bank import BankError, parse_bank
+from autograd_drill.interview import bank as bank_module
+from autograd_drill.interview.bank import BankError, parse_bank
 from tests.support import BANK, CATALOG, about
 
 # The topics issue 15 asks the bank to cover, each as words a question on it must use.

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from drills import cli
-from drills.commands import interview as command
-from drills.commands import keys as terminal_keys
-from drills.interview import interviewer as steps
-from drills.interview.bank import load_bank
-from drills.interview.store import InterviewRecord, ensure_tables, interviews
-from grader.catalog import format_time
+from autograd_drill import cli
+from autograd_drill.commands import interview as command
+from autograd_drill.commands import keys as terminal_keys
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.interview import interviewer as steps
+from autograd_drill.interview.bank import load_bank
+from autograd_drill.interview.store import InterviewRecord, ensure_tables, interviews
 from tests.loop import FakeGrader, write
 from tests.support import CATALOG, DAY, active, drill, open_store, said
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from drills.interview.due import QuestionCard, QuestionReview
-from drills.interview.plan import Plan, follow_up_window
-from drills.interview.planner import PlanError, plan_interview
-from grader.catalog import UnknownTarget, format_time
+from autograd_drill.grader.catalog import UnknownTarget, format_time
+from autograd_drill.interview.due import QuestionCard, QuestionReview
+from autograd_drill.interview.plan import Plan, follow_up_window
+from autograd_drill.interview.planner import PlanError, plan_interview
 from tests.support import BANK, CATALOG, DAY, T0, about
 
 QUEUE = ["backward", "unbroadcast", "full", "arith"]

@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 import pytest
 from fsrs import Card, Rating
 
-from drills.interview import due
-from drills.interview import store as kept
-from drills.interview.plan import Part, Plan
-from drills.interview.store import AnswerRecord, InterviewStoreError, PartRecord
-from drills.store.schedule import scheduler
-from drills.store.states import PartKind
+from autograd_drill.interview import due
+from autograd_drill.interview import store as kept
+from autograd_drill.interview.plan import Part, Plan
+from autograd_drill.interview.store import AnswerRecord, InterviewStoreError, PartRecord
+from autograd_drill.store.schedule import scheduler
+from autograd_drill.store.states import PartKind
 from tests.support import BANK, DAY, T0
 
 PLAN = Plan(

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from drills.interview.bank import load_bank
-from drills.interview.store import ensure_tables, interviews
+from autograd_drill.interview.bank import load_bank
+from autograd_drill.interview.store import ensure_tables, interviews
 from tests.support import CATALOG, DAY, REFERENCE_SOURCE, drill, open_store, said
 from tests.terminal import Pty
 
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX pseudo-termi
 INTERVIEW = [
     sys.executable,
     "-m",
-    "drills",
+    "autograd_drill",
     "interview",
     "--minutes",
     "20",
@@ -121,7 +121,7 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
 
 READ_TWO = """
 from rich.console import Console
-from drills.commands.interview import read_line
+from autograd_drill.commands.interview import read_line
 out = Console()
 print("first:", repr(read_line(out, "> ")), flush=True)
 print("second:", repr(read_line(out, "> ")), flush=True)

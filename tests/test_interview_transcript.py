@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from drills.interview import store as kept
-from drills.interview.due import question_deck
-from drills.interview.planner import plan_interview
-from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
-from drills.interview.transcript import fenced, report_path, transcript
-from drills.views import interview as views
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.interview import store as kept
+from autograd_drill.interview.due import question_deck
+from autograd_drill.interview.planner import plan_interview
+from autograd_drill.interview.store import AnswerRecord, InterviewRecord, PartRecord
+from autograd_drill.interview.transcript import fenced, report_path, transcript
+from autograd_drill.views import interview as views
 from tests.support import BANK, CATALOG, DAY, T0, shown
 
 CODE = 'def backward(self):\n    """Seed, then run."""\n    ...\n'
@@ -140,7 +140,7 @@ def test_the_due_questions_view(db):
     for question in ("log-sum-exp", "max-ties"):
         q = BANK.get(question)
         kept.record_answer(db, None, AnswerRecord(q.id, T0, T0 + 10, q.time_box, "", (), len(q.points)))
-    from drills.interview.due import due_questions
+    from autograd_drill.interview.due import due_questions
 
     text = shown(views.due_questions_view(due_questions(db, T0 + 3 * DAY, BANK), BANK, T0 + 3 * DAY), width=300)
     assert "2 questions due:" in text and BANK.get("log-sum-exp").prompt in text and "2 days ago" in text

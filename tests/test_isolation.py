@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ast
 
-from drills.loop.stubs import stub_for
-from grader.run import grade_file
+from autograd_drill.grader.run import grade_file
+from autograd_drill.loop.stubs import stub_for
 from tests.support import CATALOG, REFERENCE_SOURCE
 
 BACKWARD, UNARY, CROSS_ENTROPY = (CATALOG.get(t) for t in ("backward", "unary", "cross-entropy"))

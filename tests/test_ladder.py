@@ -10,11 +10,11 @@ import textwrap
 
 import pytest
 
-from drills.loop.cloze import body_of, note_lines, simple_statements
-from drills.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, readme_with_table, rung_table, rung_time
-from drills.loop.stubs import RUNGS, blank, cut, left_out, reference_for, stub_for
-from grader.catalog import FULL, find_functions
-from grader.run import grade_file
+from autograd_drill.grader.catalog import FULL, find_functions
+from autograd_drill.grader.run import grade_file
+from autograd_drill.loop.cloze import body_of, note_lines, simple_statements
+from autograd_drill.loop.ladder import STEP, TYPING_SPEED, Outcome, moved, readme_with_table, rung_table, rung_time
+from autograd_drill.loop.stubs import RUNGS, blank, cut, left_out, reference_for, stub_for
 from tests.support import CATALOG, REFERENCE_SOURCE, ROOT
 
 REF_FUNCTIONS = find_functions(ast.parse(REFERENCE_SOURCE))
@@ -261,7 +261,7 @@ def test_a_pass_within_time_moves_up_giving_up_or_two_overs_move_down(rung, outc
 
 def test_the_readme_table_of_rung_times_is_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert readme_with_table(readme) == readme, "README: regenerate with  python -m drills.loop.ladder --readme"
+    assert readme_with_table(readme) == readme, "README: regenerate with  python -m autograd_drill.loop.ladder --readme"
     assert "| `backward` | 4:30 (807 characters)" in rung_table()  # the core only: no cotangent, no retain_graph
 
 

@@ -12,11 +12,11 @@ import sqlite3
 
 import pytest
 
-from drills.loop.ladder import rung_time
-from drills.loop.stubs import reference_for, stub_for
-from drills.store.history import History
-from drills.store.paths import history_path
-from grader.catalog import find_functions, format_time
+from autograd_drill.grader.catalog import find_functions, format_time
+from autograd_drill.loop.ladder import rung_time
+from autograd_drill.loop.stubs import reference_for, stub_for
+from autograd_drill.store.history import History
+from autograd_drill.store.paths import history_path
 from tests.support import CATALOG, REFERENCE_SOURCE, T0, active, drill, latest, said, seed
 
 pytestmark = pytest.mark.usefixtures("wide_terminal", "passing_grader")
@@ -217,7 +217,7 @@ def test_export_and_import_carry_the_rung_and_an_old_export_reads_as_recall(
 def test_copy_and_cloze_times_are_kept_while_the_reference_is_the_same():
     """Replaying a history needs a rung time per rung drilled: ``drill list`` reads them from the data
     folder instead of cutting the reference again, unless the reference or the catalog changed."""
-    from drills.loop import ladder
+    from autograd_drill.loop import ladder
 
     kept = history_path().parent / "rung-times.json"
     try:
@@ -256,7 +256,7 @@ def test_drill_ladder_parses_each_source_once(clock, monkeypatch):
     once), not once per target and rung (34 parses before)."""
     from collections import Counter
 
-    from drills.loop import cloze, stubs
+    from autograd_drill.loop import cloze, stubs
 
     for cached in (cloze.functions_in, stubs.tagged_code, stubs._reference_for):
         cached.cache_clear()

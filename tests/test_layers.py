@@ -16,39 +16,57 @@ ALLOWED = {
     "reference": set(),
     "drills": set(),
     "grader": {"grader", "reference"},
-    "drills.store": {"drills.store", "grader", "reference"},
-    "drills.errors": set(),  # DrillError: the refusal every layer above the store raises
-    "drills.loop": {"drills.loop", "drills.store", "drills.errors", "grader", "reference"},
-    "drills.interview": {"drills.interview", "drills.store", "drills.loop", "drills.errors", "grader"},
-    "drills.views": {"drills.views", "drills.interview", "drills.store", "drills.loop", "grader"},
-    "drills.commands": {
-        "drills.commands",
-        "drills.views",
-        "drills.interview",
-        "drills.loop",
-        "drills.store",
-        "drills.errors",
+    "autograd_drill.store": {"autograd_drill.store", "grader", "reference"},
+    "autograd_drill.errors": set(),  # DrillError: the refusal every layer above the store raises
+    "autograd_drill.loop": {
+        "autograd_drill.loop",
+        "autograd_drill.store",
+        "autograd_drill.errors",
+        "grader",
+        "reference",
+    },
+    "autograd_drill.interview": {
+        "autograd_drill.interview",
+        "autograd_drill.store",
+        "autograd_drill.loop",
+        "autograd_drill.errors",
         "grader",
     },
-    "drills.cli": {
-        "drills.cli",
-        "drills.errors",
-        "drills.commands",
-        "drills.interview",
-        "drills.loop",
+    "autograd_drill.views": {
+        "autograd_drill.views",
+        "autograd_drill.interview",
+        "autograd_drill.store",
+        "autograd_drill.loop",
         "grader",
-    },  # and drills.__version__
-    "drills.__main__": {"drills.entry"},
-    "drills.entry": {
-        "drills.cli",
-        "drills.commands.quick",
-        "drills.commands.quick_help",
-        "drills.ascii_fallback",
+    },
+    "autograd_drill.commands": {
+        "autograd_drill.commands",
+        "autograd_drill.views",
+        "autograd_drill.interview",
+        "autograd_drill.loop",
+        "autograd_drill.store",
+        "autograd_drill.errors",
+        "grader",
+    },
+    "autograd_drill.cli": {
+        "autograd_drill.cli",
+        "autograd_drill.errors",
+        "autograd_drill.commands",
+        "autograd_drill.interview",
+        "autograd_drill.loop",
+        "grader",
+    },  # and autograd_drill.__version__
+    "autograd_drill.__main__": {"autograd_drill.entry"},
+    "autograd_drill.entry": {
+        "autograd_drill.cli",
+        "autograd_drill.commands.quick",
+        "autograd_drill.commands.quick_help",
+        "autograd_drill.ascii_fallback",
         "grader",
     },  # the console entry point: before the heavy imports; the commands typed bare (drills/commands/quick.py)
     # and the app's help (quick_help.py) answer without typer; drill check's grading interpreter starts first
     # (grader/spawn.py, start_early)
-    "drills.ascii_fallback": set(),
+    "autograd_drill.ascii_fallback": set(),
 }
 MAX_LINES = 420  # "about 400": what one sitting reads
 LONGER = {"reference/engine.py"}  # the answer key reads top to bottom, as micrograd's engine does (and so do

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from grader import process as grading
-from grader.catalog import load_catalog
-from grader.oracle import RECORDING
-from grader.process import Cancelled, stopped_with_us
-from grader.run import Limits, grade_file
-from grader.worker import SpawnRunner, WarmRunner
+from autograd_drill.grader import process as grading
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.oracle import RECORDING
+from autograd_drill.grader.process import Cancelled, stopped_with_us
+from autograd_drill.grader.run import Limits, grade_file
+from autograd_drill.grader.worker import SpawnRunner, WarmRunner
 from tests.processes import (
     HANGS_FOR_GOOD,
     STARTED_WITHIN,

@@ -13,15 +13,15 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from grader.blame import Blame
-from grader.check import Grading
-from grader.graphs import Glue
-from grader.localize import culprit
-from grader.probes import PROBES
-from grader.programs import Program, random_program
-from grader.test_arith import ARITH_OPS, _draw_arith
-from grader.test_softmax import SOFTMAX_OPS, _draw_softmax
-from grader.test_unary import UNARY_OPS, _draw_unary
+from autograd_drill.grader.blame import Blame
+from autograd_drill.grader.check import Grading
+from autograd_drill.grader.graphs import Glue
+from autograd_drill.grader.localize import culprit
+from autograd_drill.grader.probes import PROBES
+from autograd_drill.grader.programs import Program, random_program
+from autograd_drill.grader.test_arith import ARITH_OPS, _draw_arith
+from autograd_drill.grader.test_softmax import SOFTMAX_OPS, _draw_softmax
+from autograd_drill.grader.test_unary import UNARY_OPS, _draw_unary
 from tests.mutants import MUTANTS
 from tests.support import ALTERNATIVES, CATALOG, REFERENCE, REFERENCE_SOURCE, load
 

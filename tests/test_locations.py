@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.catalog import load_catalog
-from grader.run import grade_file
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
 from tests.support import REFERENCE_SOURCE, drill, use_consoles
 
 BUG = ("grad = grad.sum(axis=0)", "grad = grad.sum(axis=-1)")
@@ -54,7 +54,7 @@ def test_drill_grade_json_locations_resolve_from_the_current_folder(tmp_path, mo
     engine = tmp_path / "sub" / "engine.py"
     engine.write_text(REFERENCE_SOURCE.replace(*BUG), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    from grader import run as grader_run
+    from autograd_drill.grader import run as grader_run
 
     monkeypatch.setattr(grader_run, "grade_file", lambda *a, **k: grade_file(*a, **{**k, "runner": warm_runner}))
     verdict = json.loads(drill("grade", str(Path("sub", "engine.py")), "-t", "unbroadcast", "--json", code=1).stdout)
@@ -99,9 +99,9 @@ def test_a_verdict_read_back_later_names_the_file_from_where_you_are_then(
 
 def test_the_watch_is_told_its_first_failure_named_from_here(tmp_path, workspace, monkeypatch, clock, warm_grading):
     """drill watch's early failure comes through session.check's on_failure: named as the verdict is."""
-    from drills.loop import session
-    from drills.store.history import History
-    from drills.store.paths import history_path
+    from autograd_drill.loop import session
+    from autograd_drill.store.history import History
+    from autograd_drill.store.paths import history_path
 
     monkeypatch.chdir(tmp_path)
     drill("start", "unbroadcast")

@@ -5,8 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from grader.compare import compare
-from grader.run import grade_file
+from autograd_drill.grader.compare import compare
+from autograd_drill.grader.run import grade_file
 from tests.support import CATALOG
 from tests.support import REFERENCE_SOURCE as SOURCE
 
@@ -66,7 +66,7 @@ def test_negative_transpose_axes_get_the_real_cause_not_the_argsort_hint(tmp_pat
 
 
 def test_no_constant_factor_hint_for_one_number_or_a_partial_fit():
-    from grader.compare import diagnose
+    from autograd_drill.grader.compare import diagnose
 
     assert diagnose("the value", np.array(3.0), np.array(1.5)) is None  # one number fits any factor
     assert diagnose("a.grad", np.array([3.0]), np.array([1.5])) is None

@@ -5,8 +5,8 @@ import tokenize
 
 import pytest
 
-from grader.run import grade_file
-from grader.verdict import TargetResult
+from autograd_drill.grader.run import grade_file
+from autograd_drill.grader.verdict import TargetResult
 from tests.mutants import MUTANTS, Mutant, code_only
 from tests.support import CATALOG
 from tests.support import REFERENCE_SOURCE as SOURCE

@@ -9,8 +9,8 @@ import pytest
 import typer.main
 from rich.cells import cell_len
 
-from drills import cli
-from drills.views.reviews import load_reviews
+from autograd_drill import cli
+from autograd_drill.views.reviews import load_reviews
 from tests.support import CATALOG, DAY, REFERENCE_SOURCE, T0, drill, seed, use_consoles
 
 pytestmark = pytest.mark.usefixtures("narrow_terminal")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.solution_file import LIMIT_TEXT, MAX_BYTES, UnreadableFile, read_solution
+from autograd_drill.grader.solution_file import LIMIT_TEXT, MAX_BYTES, UnreadableFile, read_solution
 from tests.processes import Lines, start_drill, wait_until
 from tests.support import REFERENCE_SOURCE, ROOT, drill, spawn_drill
 
@@ -63,7 +63,7 @@ def run_bounded(args: list[str]) -> tuple[int, str, str, float, float]:
     began = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "drills", *args],
+            [sys.executable, "-m", "autograd_drill", *args],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from drills.commands.grade import JSON_VERSION
-from grader.oracle import RECORDING, RECORDING_ENV
+from autograd_drill.commands.grade import JSON_VERSION
+from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV
 from tests.processes import in_unbroadcast
 from tests.support import REFERENCE, ROOT, digest_of, drill, run_drill
 
@@ -102,7 +102,7 @@ def test_a_self_kill_is_not_called_out_of_memory(tmp_path):
 def test_drill_cannot_record_over_the_shipped_oracle(tmp_path, wide_terminal):
     before, stamp = digest_of(RECORDING), RECORDING.stat().st_mtime_ns
     line = one_error_line(drill("grade", str(REFERENCE), "-t", "unbroadcast", "--oracle", "record", code=2))
-    assert "python -m grader.record" in line
+    assert "python -m autograd_drill.grader.record" in line
     drill("start", "unbroadcast")
     (tmp_path / "solutions" / "unbroadcast.py").write_text(REFERENCE.read_text())
     for command in (["check"], ["watch"]):
@@ -114,12 +114,12 @@ def test_drill_cannot_record_over_the_shipped_oracle(tmp_path, wide_terminal):
 
 def test_the_grader_records_only_for_grader_record(tmp_path):
     """A hand-run ``pytest grader --oracle record`` is refused. (With grader/record.py's variable it
-    records: python -m grader.record, run whole by tests/test_oracle.py's live-torch test, which needs
+    records: python -m autograd_drill.grader.record, run whole by tests/test_oracle.py's live-torch test, which needs
     that variable to record at all.)"""
     recording = tmp_path / "oracle.npz"
     command = [sys.executable, "-m", "pytest", "grader", "-q", "-p", "no:cacheprovider", "-m", "unbroadcast"]
     command += ["--oracle", "record", "--oracle-file", str(recording)]
     env = {k: v for k, v in os.environ.items() if k != RECORDING_ENV}
     refused = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert refused.returncode == 4 and "python -m grader.record" in refused.stderr
+    assert refused.returncode == 4 and "python -m autograd_drill.grader.record" in refused.stderr
     assert not recording.exists()

@@ -73,9 +73,9 @@ def test_a_split_over_its_time_twice_moves_a_target_down_as_the_ladder_says(cloc
 def test_every_view_reads_the_history_once_through_standings(clock, workspace, store, fake_grading, monkeypatch):
     """``list``, ``stats``, ``review``, ``ladder``, ``next`` and the scoreboard after a pass read each
     target's story from one call of ``standings`` (one read of the history's attempts), never their own."""
-    from drills.loop import standing
-    from drills.store import records
-    from drills.store.history import History
+    from autograd_drill.loop import standing
+    from autograd_drill.store import records
+    from autograd_drill.store.history import History
 
     full_drill(clock, workspace)
     calls: list[str] = []
@@ -98,7 +98,7 @@ def test_every_view_reads_the_history_once_through_standings(clock, workspace, s
 
     monkeypatch.setattr(History, "attempts", counted_attempts)
     monkeypatch.setattr(standing, "standings", counted_standings)
-    monkeypatch.setattr("drills.commands.practice.standings", counted_standings)
+    monkeypatch.setattr("autograd_drill.commands.practice.standings", counted_standings)
     monkeypatch.setattr(records, "scoreboard", spied_scoreboard)
     for argv in (["list"], ["stats"], ["review", IDS[1]], ["ladder"], ["next"]):
         calls.clear()

@@ -11,9 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from grader import record
-from grader.oracle import RECORDING, OracleError, ReplayOracle, digest
-from grader.record import differences
+from autograd_drill.grader import record
+from autograd_drill.grader.oracle import RECORDING, OracleError, ReplayOracle, digest
+from autograd_drill.grader.record import differences
 from tests.support import CATALOG, GRADER_TEST_LIMIT, ROOT, collect_tests, run_grader, without_torch
 
 
@@ -65,7 +65,7 @@ def test_replay_rejects_answers_recorded_for_other_inputs(tmp_path):
     oracle = ReplayOracle(path, fallback_to_live=False)
     answer = oracle.vjp("k#0", lambda x: x.sum(), [np.zeros(3)])
     assert answer.grads[0].tolist() == [1.0, 1.0, 1.0]
-    with pytest.raises(OracleError, match="recorded for other inputs.*python -m grader.record"):
+    with pytest.raises(OracleError, match="recorded for other inputs.*python -m autograd_drill.grader.record"):
         oracle.vjp("k#0", lambda x: x.sum(), [np.ones(3)])
     with pytest.raises(OracleError, match="never recorded"):
         oracle.vjp("other#0", lambda x: x.sum(), [np.ones(3)])
@@ -79,11 +79,11 @@ def test_unreadable_recording_is_a_clear_error(tmp_path):
 
 
 def test_live_torch_agrees_with_the_shipped_recording_and_its_recording_replays_without_torch(tmp_path, no_torch):
-    """One run of the whole suite with live torch (``python -m grader.record``, as a maintainer runs it)
+    """One run of the whole suite with live torch (``python -m autograd_drill.grader.record``, as a maintainer runs it)
     serves both the drift check and the record/replay round trip: torch is imported once, not twice.
     What ``--check`` prints is tested below, in process, on recordings that differ on purpose."""
     live = tmp_path / "live.npz"
-    command = [sys.executable, "-m", "grader.record", "--file", str(live)]
+    command = [sys.executable, "-m", "autograd_drill.grader.record", "--file", str(live)]
     limit = {**os.environ, "PYTEST_ADDOPTS": GRADER_TEST_LIMIT}  # not the product's 5 s a test, on a busy machine
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=limit)
     if proc.returncode != 0:  # asked only then: the recording imported torch, or this says whether it can
@@ -116,7 +116,7 @@ def save(path, **arrays) -> None:
             [
                 "missing from the recording: k#1|digest",
                 "differs from live torch: k#0|out",
-                "2 difference(s): regenerate with python -m grader.record",
+                "2 difference(s): regenerate with python -m autograd_drill.grader.record",
             ],
         ),
         (None, 1, ["the reference failed its own grader with live torch (pytest exit 1)"]),
@@ -124,7 +124,7 @@ def save(path, **arrays) -> None:
     ids=["matches", "differs", "reference-fails"],
 )
 def test_record_check_says_whether_the_recording_matches(tmp_path, monkeypatch, capsys, fresh, status, said):
-    """``python -m grader.record --check``'s verdicts, with what live torch answers stood in for by ``fresh``."""
+    """``python -m autograd_drill.grader.record --check``'s verdicts, with what live torch answers stood in for by ``fresh``."""
     file = tmp_path / "oracle.npz"
     save(file, **{"k#0_digest": "d", "k#0_out": 1.0})
 
@@ -142,7 +142,10 @@ def test_record_check_says_whether_the_recording_matches(tmp_path, monkeypatch, 
 
 def test_record_check_without_a_recording_says_how_to_make_one(tmp_path, capsys):
     assert record.main(["--check", "--file", str(tmp_path / "none.npz")]) == 1
-    assert f"no recording at {tmp_path / 'none.npz'}: run python -m grader.record" in capsys.readouterr().out
+    assert (
+        f"no recording at {tmp_path / 'none.npz'}: run python -m autograd_drill.grader.record"
+        in capsys.readouterr().out
+    )
 
 
 def test_finite_difference_oracle_grades_without_torch(no_torch, tmp_path):

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from grader.catalog import load_catalog
-from grader.suite import Suite
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.suite import Suite
 from tests.pack_layers_cases import PACKAGE, REFERENCE
 from tests.support import ROOT
 from tests.test_contract import _normalized, stated

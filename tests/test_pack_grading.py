@@ -10,9 +10,9 @@ import ast
 
 import pytest
 
-from grader.catalog import load_catalog
-from grader.run import grade_file
-from grader.suite import Suite
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
+from autograd_drill.grader.suite import Suite
 from tests.pack_layers_cases import ALTERNATIVES, PACKAGE, REFERENCE
 from tests.support import without_torch
 from tests.test_pack_layers import BUGS, SOURCE

@@ -9,7 +9,7 @@ line and exit status 2; ``--pack`` and its targets complete in the shell.
 The entry point: ``autograd_drill_layers:pack`` imports the tool's ``Pack`` as
 ``autograd_drill.grader.packs``, which is there only once the tool is one ``autograd_drill`` package
 (the rename, issue 27). Until then the dist-info names SHIM, a module written beside it that builds the
-same Pack from ``grader.packs`` and the package's ``description()``; once the rename's script has
+same Pack from ``autograd_drill.grader.packs`` and the package's ``description()``; once the rename's script has
 rewritten SHIM's import (``from autograd_drill.grader.packs import Pack``), ``autograd_drill`` is found
 and the entry point is the package's own ``pack`` (ENTRY), so the real function is the one tested."""
 
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import packs
-from grader.packs import Pack
+from autograd_drill.grader import packs
+from autograd_drill.grader.packs import Pack
 from tests.support import ROOT, load, without_torch
 from tests.test_conventions import completed
 
@@ -43,7 +43,7 @@ INSTALLED = any(point.name == "layers" for point in entry_points(group=packs.GRO
 dist-info is written for it (it would be a second pack named layers) and the real one is tested."""
 VERSION = version("autograd-drill-layers") if INSTALLED else "0.1"
 SHIM = """
-from grader.packs import Pack
+from autograd_drill.grader.packs import Pack
 
 from autograd_drill_layers import description
 
@@ -84,7 +84,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def child(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """``drill ARGS`` in a real child process, as a user runs it."""
-    command = [sys.executable, "-m", "drills", *args]
+    command = [sys.executable, "-m", "autograd_drill", *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 

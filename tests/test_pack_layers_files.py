@@ -12,11 +12,11 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from drills.interview.bank import parse_bank
-from drills.views.card import review_card
-from drills.views.render import hint_text
-from drills.views.reviews import ReviewCard
-from grader.catalog import find_functions, load_catalog
+from autograd_drill.grader.catalog import find_functions, load_catalog
+from autograd_drill.interview.bank import parse_bank
+from autograd_drill.views.card import review_card
+from autograd_drill.views.render import hint_text
+from autograd_drill.views.reviews import ReviewCard
 from tests.pack_layers_cases import ALTERNATIVES, LAYERS, PACK, PACKAGE, REFERENCE, load
 from tests.support import BANK, CATALOG
 
@@ -25,7 +25,7 @@ TARGETS = ("layernorm", "batchnorm", "attention", "conv2d", "maxpool2d", "adam")
 
 
 def _cards() -> dict[str, ReviewCard]:
-    """The cards as drills.views.reviews.load_reviews reads its file (which takes no path)."""
+    """The cards as autograd_drill.views.reviews.load_reviews reads its file (which takes no path)."""
     raw = tomllib.loads((PACKAGE / "reviews.toml").read_text(encoding="utf-8"))
     return {
         c["id"]: ReviewCard(c["id"], c["formula"].strip("\n"), tuple(c["classic_bugs"]), tuple(c["interviewer_next"]))

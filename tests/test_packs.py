@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from drills.interview.bank import QUESTIONS_FILE
-from drills.views.reviews import REVIEWS_FILE
-from grader import oracle, packs
-from grader.catalog import CATALOG_FILE
-from reference import ENGINE
+from autograd_drill.grader import oracle, packs
+from autograd_drill.grader.catalog import CATALOG_FILE
+from autograd_drill.interview.bank import QUESTIONS_FILE
+from autograd_drill.reference import ENGINE
+from autograd_drill.views.reviews import REVIEWS_FILE
 from tests.support import CATALOG, ROOT, drill, use_consoles
 
 CATALOG_TOML = """
@@ -55,7 +55,7 @@ summary = "double, from memory"
 PACK_MODULE = """
 from pathlib import Path
 
-from grader.packs import Pack
+from autograd_drill.grader.packs import Pack
 
 ROOT = Path(__file__).resolve().parent
 
@@ -176,7 +176,7 @@ def test_pyproject_declares_the_builtin_pack_as_a_third_party_would():
     assert [p.name for p in packs.installed()] == ["autograd"] and packs.not_loaded() == ()
 
 
-@pytest.mark.parametrize("value", ["grader.packs:builtin", "no_such_module.grader.packs:builtin"])
+@pytest.mark.parametrize("value", ["autograd_drill.grader.packs:builtin", "no_such_module.grader.packs:builtin"])
 def test_our_entry_point_adds_nothing_whether_it_imports_or_not(make_pack, monkeypatch, value):
     """After the rename ``autograd_drill.grader.packs:builtin`` imports (the same Pack: skipped); before
     it, it does not (ignored, without a word). Both, whatever the layout, with OURS set to each."""
@@ -190,7 +190,7 @@ def test_our_entry_point_adds_nothing_whether_it_imports_or_not(make_pack, monke
 def test_our_entry_point_that_fails_otherwise_is_a_warning(make_pack, monkeypatch):
     """Only a package that is not there (before the rename) is ours to ignore: a typo in our own
     pyproject.toml, once the module imports, is a warning as a third party's would be."""
-    value = "grader.packs:no_such_function"
+    value = "autograd_drill.grader.packs:no_such_function"
     point = EntryPoint(name="autograd", value=value, group=packs.GROUP)
     monkeypatch.setattr(packs, "OURS", value)
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: (point,) if group == packs.GROUP else ())

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from drills import cli
-from drills.commands.common import Unpadded, consoles
+from autograd_drill import cli
+from autograd_drill.commands.common import Unpadded, consoles
 from tests.support import drill, run_drill
 
 LONG_ERROR = "error: unknown target 'nope'. Targets: "

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from drills.commands.common import Terminal
-from drills.commands.quick import COMMANDS, answer
-from drills.loop.clock import MockClock
+from autograd_drill.commands.common import Terminal
+from autograd_drill.commands.quick import COMMANDS, answer
+from autograd_drill.loop.clock import MockClock
 from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports, run_drill
 
 BARE = sorted(COMMANDS)
@@ -26,18 +26,18 @@ IDS = [" ".join(args) or "bare" for args in BARE]
 NOT_ON_THEIR_PATH = {
     "typer",  # and so typer's click and pydantic: the app is built for help, options and the other commands
     "pydantic",
-    "drills.cli",
-    "drills.commands.options",
-    "drills.commands.drill",  # the drill loop's commands: drill status is a module of its own
-    "drills.loop.stubs",  # the ladder's times come from the data folder, not from cutting the reference again
-    "drills.loop.cloze",
-    "drills.loop.retype",
-    "drills.loop.incremental",  # the grading half of the drill loop
-    "grader.run",
-    "grader.process",
-    "grader.reaper",
-    "grader.worker",
-    "drills.interview.plan",  # the interview tables are opened with the history, no plan is read
+    "autograd_drill.cli",
+    "autograd_drill.commands.options",
+    "autograd_drill.commands.drill",  # the drill loop's commands: drill status is a module of its own
+    "autograd_drill.loop.stubs",  # the ladder's times come from the data folder, not from cutting the reference again
+    "autograd_drill.loop.cloze",
+    "autograd_drill.loop.retype",
+    "autograd_drill.loop.incremental",  # the grading half of the drill loop
+    "autograd_drill.grader.run",
+    "autograd_drill.grader.process",
+    "autograd_drill.grader.reaper",
+    "autograd_drill.grader.worker",
+    "autograd_drill.interview.plan",  # the interview tables are opened with the history, no plan is read
     "numpy",
     "torch",
     "pytest",
@@ -47,7 +47,7 @@ NOT_ON_THEIR_PATH = {
 
 
 def loaded(*args: str) -> set[str]:
-    """The modules ``python -m drills ARGS`` imports, as a user runs it (its exit status 0)."""
+    """The modules ``python -m autograd_drill ARGS`` imports, as a user runs it (its exit status 0)."""
     return drill_imports(*args)[1]
 
 
@@ -55,7 +55,12 @@ def heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m in NOT_ON_THEIR_PATH or m.split(".")[0] in NOT_ON_THEIR_PATH)
 
 
-UNANSWERED = {"drills.interview.bank", "drills.interview.due", "drills.interview.store", "drills.views.interview"}
+UNANSWERED = {
+    "autograd_drill.interview.bank",
+    "autograd_drill.interview.due",
+    "autograd_drill.interview.store",
+    "autograd_drill.views.interview",
+}
 """What ``drill next`` reads of the interview's questions once one was answered (their bank, their schedule)."""
 
 
@@ -64,7 +69,7 @@ def test_a_first_run_loads_none_of_the_grading_half(args):
     modules = loaded(*args)
     assert not heavy(modules)
     assert not modules & UNANSWERED  # no question answered: none is due
-    assert "drills.loop.session" not in modules  # no attempt: drill status reads none of the drill loop
+    assert "autograd_drill.loop.session" not in modules  # no attempt: drill status reads none of the drill loop
 
 
 def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspace, warm_grading):
@@ -84,7 +89,7 @@ def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspac
         modules = loaded(*args)
         assert not heavy(modules), args
         # the attempt in progress is named by list and next, its targets' states shown by status alone
-        assert ("drills.loop.session" in modules) == (args == ("status",)), args
+        assert ("autograd_drill.loop.session" in modules) == (args == ("status",)), args
 
 
 # ---------------------------------------------------------------------------- the same answers
@@ -151,7 +156,7 @@ def noted(code):
 os._exit = noted
 {before}
 sys.argv = ["drill", *sys.argv[1:]]
-from drills.entry import main
+from autograd_drill.entry import main
 
 main()
 """
@@ -190,11 +195,11 @@ def test_a_refusal_leaves_at_once_with_its_status(drill_home: Path):
 
 
 def test_a_profiler_still_writes_its_figures(tmp_path: Path):
-    """``python -m cProfile -o FILE -m drills list``: the profile is written once the command returns
+    """``python -m cProfile -o FILE -m autograd_drill list``: the profile is written once the command returns
     (the fast path does not leave at once under a profiler or a tracer)."""
     figures = tmp_path / "list.prof"
     done = subprocess.run(
-        [sys.executable, "-m", "cProfile", "-o", str(figures), "-m", "drills", "list"],
+        [sys.executable, "-m", "cProfile", "-o", str(figures), "-m", "autograd_drill", "list"],
         capture_output=True,
         text=True,
         timeout=120,

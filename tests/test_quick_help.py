@@ -20,7 +20,7 @@ from typer import _click
 from typer._click.utils import _detect_program_name
 from typer.core import TyperOption
 
-from drills.commands import help_text, quick_help
+from autograd_drill.commands import help_text, quick_help
 from tests.support import ROOT, drill_imports
 
 SCRIPT = """
@@ -55,7 +55,7 @@ def described() -> tuple[str, tuple[tuple[str, str, str], ...], Panels]:
     (their groups, in order) and in each, each command's name and the first paragraph of its short help
     or help. Anything else typer would draw (an argument, a
     default, a panel of its own, an epilog) is refused: drills/commands/quick_help.py draws none of it."""
-    from drills.cli import app
+    from autograd_drill.cli import app
 
     group = typer.main.get_command(app)
     ctx = _click.Context(group, info_name="drill", **group.context_settings)
@@ -112,8 +112,8 @@ def source() -> str:
 
 
 def help_by(module: str, arg: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``drill ARG`` (the console script's name) by ``module``'s main: drills.entry (the fast path)
-    or drills.cli (typer)."""
+    """``drill ARG`` (the console script's name) by ``module``'s main: autograd_drill.entry (the fast path)
+    or autograd_drill.cli (typer)."""
     clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")}
     return subprocess.run(
         [sys.executable, "-c", SCRIPT.format(module=module), arg],
@@ -126,7 +126,7 @@ def help_by(module: str, arg: str, env: dict[str, str]) -> subprocess.CompletedP
 
 
 def test_what_is_kept_is_the_apps():
-    """drills/commands/help_text.py is what the app says now (else: ``python -m drills.commands.quick_help``)."""
+    """drills/commands/help_text.py is what the app says now (else: ``python -m autograd_drill.commands.quick_help``)."""
     kept = (help_text.APP_HELP, help_text.OPTIONS, help_text.COMMANDS)
     assert described() == kept, "run python -m tests.test_quick_help, then ruff format"
 
@@ -134,7 +134,7 @@ def test_what_is_kept_is_the_apps():
 @pytest.mark.parametrize("env", VARIANTS.values(), ids=VARIANTS.keys())
 def test_the_same_bytes_as_typer(env):
     for arg in ("-h", "--help"):
-        fast, typer = help_by("drills.entry", arg, env), help_by("drills.cli", arg, env)
+        fast, typer = help_by("autograd_drill.entry", arg, env), help_by("autograd_drill.cli", arg, env)
         assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr) == (0, ""), fast.stderr
         assert fast.stdout == typer.stdout, arg
         assert "Usage:" in fast.stdout and "drill" in fast.stdout and "Drilling" in fast.stdout
@@ -142,34 +142,34 @@ def test_the_same_bytes_as_typer(env):
 
 def test_the_program_is_named_as_click_names_it():
     script = SimpleNamespace(__package__=None)
-    module = SimpleNamespace(__package__="drills")
+    module = SimpleNamespace(__package__="autograd_drill")
     for path, main in (("/usr/local/bin/drill", script), (str(ROOT / "drills" / "__main__.py"), module)):
         assert quick_help.prog_name(path, main) == _detect_program_name(path, main)  # type: ignore[arg-type]
-    assert quick_help.prog_name(str(ROOT / "drills" / "__main__.py"), module) == "python -m drills"  # type: ignore[arg-type]
+    assert quick_help.prog_name(str(ROOT / "drills" / "__main__.py"), module) == "python -m autograd_drill"  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("arg", ["-h", "--help"])
 def test_the_help_loads_no_typer(arg):
     done, modules = drill_imports(arg)
     assert not {m for m in modules if m.split(".")[0] in ("typer", "click", "pydantic")}
-    assert "drills.cli" not in modules
-    assert "Usage: python -m drills [OPTIONS] COMMAND [ARGS]..." in done.stdout
+    assert "autograd_drill.cli" not in modules
+    assert "Usage: python -m autograd_drill [OPTIONS] COMMAND [ARGS]..." in done.stdout
 
 
 def test_a_usage_line_click_would_wrap_is_left_to_typer(monkeypatch):
-    """``python -m drills -h`` in 52 columns: click wraps its usage line; then typer draws the help."""
+    """``python -m autograd_drill -h`` in 52 columns: click wraps its usage line; then typer draws the help."""
     monkeypatch.setenv("COLUMNS", "52")
-    assert quick_help.usage_line("python -m drills") is None
+    assert quick_help.usage_line("python -m autograd_drill") is None
     assert quick_help.usage_line("drill") == "Usage: drill [OPTIONS] COMMAND [ARGS]..."
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "drills", "-h"],
+        [sys.executable, "-X", "importtime", "-m", "autograd_drill", "-h"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0 and "import time:" in done.stderr and "| typer" in done.stderr
-    assert done.stdout.splitlines()[1].strip() == "Usage: python -m drills [OPTIONS] COMMAND"
+    assert done.stdout.splitlines()[1].strip() == "Usage: python -m autograd_drill [OPTIONS] COMMAND"
 
 
 if __name__ == "__main__":

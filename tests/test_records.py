@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from drills.loop import session
-from drills.loop.standing import standings
-from drills.store import records
-from drills.store.history import Attempt, History
-from drills.views.render import SPARKS, delta, sparkline
-from drills.views.report import passed_line
+from autograd_drill.loop import session
+from autograd_drill.loop.standing import standings
+from autograd_drill.store import records
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.views.render import SPARKS, delta, sparkline
+from autograd_drill.views.report import passed_line
 from tests.loop import ALL_SYMBOLS, IDS, finish_attempt, give_up_attempt, minutes, run_full, write
 from tests.support import CATALOG
 
@@ -270,7 +270,7 @@ def test_stats_of_the_full_drill(history, clock, workspace, fake_grading):
 
 def test_the_schedule_follows_the_drills_finished(history, clock, workspace, fake_grading):
     """Attempts finished through the drill loop are the reviews drills/store/schedule.py chooses from."""
-    from drills.store.schedule import choose
+    from autograd_drill.store.schedule import choose
 
     assert choose(history, clock()).target == "unbroadcast"  # nothing drilled: the first in the catalog
     finish_attempt(history, clock, workspace, "unbroadcast", 100)  # under half of 5:00: Easy

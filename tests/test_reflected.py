@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader import reflected
-from grader.run import grade_file
+from autograd_drill.grader import reflected
+from autograd_drill.grader.run import grade_file
 from tests.support import CATALOG, REFERENCE_SOURCE
 
 ARITH = CATALOG.get("arith")

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from grader.blame import Blame
-from grader.check import GradeFailure, Grading, TestTimeout
+from autograd_drill.grader.blame import Blame
+from autograd_drill.grader.check import GradeFailure, Grading, TestTimeout
 from tests.support import CATALOG
 
 

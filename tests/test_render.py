@@ -9,19 +9,19 @@ from pathlib import Path
 import pytest
 from rich.console import Console, RenderableType
 
-from drills.loop.diff import Comparison
-from drills.loop.session import Hints, TargetState
-from drills.loop.watch import WatchState
-from drills.loop.watch_state import End
-from drills.store.history import Attempt
-from drills.store.progress import Streak
-from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
-from drills.store.schedule import Review, TargetCard
-from drills.views import card as card_view
-from drills.views import code, render, report
-from drills.views.reviews import ReviewCard
-from grader.catalog import format_time, load_catalog
-from grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.grader.catalog import format_time, load_catalog
+from autograd_drill.grader.verdict import Failure, GradeResult, TargetResult
+from autograd_drill.loop.diff import Comparison
+from autograd_drill.loop.session import Hints, TargetState
+from autograd_drill.loop.watch import WatchState
+from autograd_drill.loop.watch_state import End
+from autograd_drill.store.history import Attempt
+from autograd_drill.store.progress import Streak
+from autograd_drill.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
+from autograd_drill.store.schedule import Review, TargetCard
+from autograd_drill.views import card as card_view
+from autograd_drill.views import code, render, report
+from autograd_drill.views.reviews import ReviewCard
 
 T0 = 1_800_000_000.0
 DAY = 86_400
@@ -302,7 +302,7 @@ def test_hints_say_how_many_are_left_and_that_the_attempt_is_assisted():
 def test_hints_render_their_markup_in_drill_hint_the_watch_and_the_interview():
     """The catalog's hints carry a little markdown (*emphasis*, `code`): every view that shows a hint
     renders it, none prints the marks; a lone * (the product rule for *) and _names stay as written."""
-    from drills.views.interview import nudge_view
+    from autograd_drill.views.interview import nudge_view
 
     hints = load_catalog().get("unbroadcast").hints
     assert "*sum*" in " ".join(hints) and "`shape`" in " ".join(hints)  # the markup this test is about

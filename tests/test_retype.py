@@ -1,10 +1,10 @@
 """Retyping feedback: your code against the reference's, token by token, layout, comments and
-docstrings aside (drills.loop.retype), and how it is shown (drills.views.retype)."""
+docstrings aside (autograd_drill.loop.retype), and how it is shown (autograd_drill.views.retype)."""
 
 from __future__ import annotations
 
-from drills.loop.retype import retyped, spaced, typed_characters
-from drills.views.retype import retype_view
+from autograd_drill.loop.retype import retyped, spaced, typed_characters
+from autograd_drill.views.retype import retype_view
 from tests.support import REFERENCE_SOURCE, drawn
 
 SYMBOLS = ["unbroadcast", "Tensor.log", "_topological_order"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from drills.views import reviews
-from drills.views.render import hint_text
+from autograd_drill.views import reviews
+from autograd_drill.views.render import hint_text
 from tests.support import CATALOG, REFERENCE, drill, said, use_consoles
 
 CARDS = reviews.load_reviews()
@@ -48,7 +48,7 @@ def test_a_card_draws_its_markdown_not_its_marks(target):
     """A bullet's `code` is drawn bold and its *emphasis* italic, as the hints' are: no mark is typed out."""
     from rich.console import Console
 
-    from drills.views.card import review_card
+    from autograd_drill.views.card import review_card
 
     console = Console(width=100, record=True, force_terminal=True, color_system="standard")
     console.print(review_card(CARDS[target]))

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop.stubs import stub_for
-from grader import run as grader_run
+from autograd_drill.grader import run as grader_run
+from autograd_drill.loop.stubs import stub_for
 from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
@@ -163,9 +163,11 @@ CASES = [
     Case("imports-torch", "import torch\n" + SOURCE, "unbroadcast", ("refused", "imports torch")),
     Case(
         "imports-the-reference",
-        SOURCE.replace("import numpy as np\n", "import numpy as np\nfrom reference.engine import Tensor as T\n", 1),
+        SOURCE.replace(
+            "import numpy as np\n", "import numpy as np\nfrom autograd_drill.reference.engine import Tensor as T\n", 1
+        ),
         "unbroadcast",
-        ("refused", "reference.engine"),
+        ("refused", "autograd_drill.reference.engine"),
     ),
     Case(
         "imports-torch-at-run-time",

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from fsrs import Card, Rating, Scheduler
 
-from drills.store import schedule
-from drills.store.history import History
-from drills.views import render
+from autograd_drill.store import schedule
+from autograd_drill.store.history import History
+from autograd_drill.views import render
 from tests.support import CATALOG, DAY, REFERENCE, ROOT, T0, drill, record_attempt, said
 
 ORDER = [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]
@@ -227,7 +227,7 @@ def test_drill_list_shows_when_each_target_is_due_and_suggests_the_choice(clock,
 
 def test_drill_list_and_status_do_not_load_fsrs_until_asked():
     """cli.py imports fsrs only inside the commands that schedule: drill status and --help stay light."""
-    code = "import sys, drills.cli; sys.exit('fsrs' in sys.modules or 'plotext' in sys.modules)"
+    code = "import sys, autograd_drill.cli; sys.exit('fsrs' in sys.modules or 'plotext' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from drills.loop import session
-from drills.loop.stubs import stub_for
-from drills.store.history import History
-from grader.catalog import UnknownTarget
-from grader.verdict import TargetResult
+from autograd_drill.grader.catalog import UnknownTarget
+from autograd_drill.grader.verdict import TargetResult
+from autograd_drill.loop import session
+from autograd_drill.loop.stubs import stub_for
+from autograd_drill.store.history import History
 from tests.loop import ALL_SYMBOLS, IDS, finish_attempt, write
 from tests.support import CATALOG, REFERENCE_SOURCE
 

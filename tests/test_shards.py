@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import shards
-from grader.catalog import load_catalog
-from grader.process import run_in_subprocess
-from grader.run import Limits, grade_file, pytest_args
+from autograd_drill.grader import shards
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.process import run_in_subprocess
+from autograd_drill.grader.run import Limits, grade_file, pytest_args
 from tests.support import REFERENCE_SOURCE
 
 CATALOG = load_catalog()

@@ -9,7 +9,7 @@ import signal
 import pytest
 from rich.cells import cell_len
 
-from drills.loop.diff import symbol_sources
+from autograd_drill.loop.diff import symbol_sources
 from tests.processes import STARTED_WITHIN, start_drill, wait_until
 from tests.support import (
     CATALOG,

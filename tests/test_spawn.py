@@ -14,12 +14,12 @@ import numpy as np
 import psutil
 import pytest
 
-from grader import spawn as grader_spawn
-from grader.catalog import load_catalog
-from grader.run import grade_file
-from grader.spare import Filling
-from grader.spawn import SPARES, SpawnRunner
-from grader.worker import WarmRunner
+from autograd_drill.grader import spawn as grader_spawn
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
+from autograd_drill.grader.spare import Filling
+from autograd_drill.grader.spawn import SPARES, SpawnRunner
+from autograd_drill.grader.worker import WarmRunner
 from tests.mutants import MUTANTS
 from tests.processes import wait_until
 from tests.support import REFERENCE_SOURCE

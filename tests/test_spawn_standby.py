@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import spare, spawn
-from grader.catalog import load_catalog
-from grader.run import grade_file
-from grader.spare import Inbox
-from grader.spawn import SpawnRunner
+from autograd_drill.grader import spare, spawn
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
+from autograd_drill.grader.spare import Inbox
+from autograd_drill.grader.spawn import SpawnRunner
 from tests.mutants import MUTANTS
 from tests.processes import start_drill, wait_until
 from tests.support import REFERENCE_SOURCE, run_drill
@@ -163,7 +163,7 @@ def test_a_warm_up_held_while_another_interpreter_grades_waits_at_its_next_impor
 def test_drill_check_grades_in_an_interpreter_started_as_it_starts(tmp_path):
     """``drill check`` starts the grading's interpreter first, which imports what a grading needs while
     the command opens the history and reads the file (grader/spawn.py, ``OneShot``): the user's code
-    runs in ``python -m grader.worker --once``, not in a ``python -m pytest`` started after; the
+    runs in ``python -m autograd_drill.grader.worker --once``, not in a ``python -m pytest`` started after; the
     verdict is the same, and the interpreter's folder goes with it."""
     argv, temp = tmp_path / "argv", tmp_path / "tmp"
     temp.mkdir()

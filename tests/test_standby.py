@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import worker
-from grader.catalog import load_catalog
-from grader.run import grade_file
+from autograd_drill.grader import worker
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
 from tests.processes import descendants, processes, wait_until
 from tests.support import REFERENCE_SOURCE
 

@@ -18,25 +18,25 @@ import pytest
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from drills import errors
-from drills.interview import interviewer
-from drills.interview import store as kept
-from drills.interview.plan import Part, Plan
-from drills.loop import session
-from drills.loop.clock import MockClock
-from drills.loop.session import TargetState
-from drills.loop.watch import WatchState
-from drills.loop.watch_keys import KEYS, WATCH_KEYS, Action, Bar, key_bar, key_help
-from drills.loop.watch_state import End
-from drills.store import export, restore
-from drills.store.attempt import AttemptInProgress
-from drills.store.history import History, HistoryError
-from drills.store.schema import SCHEMA
-from drills.store.states import RUNGS, Outcome, PartKind, PartOutcome, Rung
-from drills.views import interview as interview_views
-from drills.views import report
-from grader.check import GradeFailure
-from grader.verdict import Failure
+from autograd_drill import errors
+from autograd_drill.grader.check import GradeFailure
+from autograd_drill.grader.verdict import Failure
+from autograd_drill.interview import interviewer
+from autograd_drill.interview import store as kept
+from autograd_drill.interview.plan import Part, Plan
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import MockClock
+from autograd_drill.loop.session import TargetState
+from autograd_drill.loop.watch import WatchState
+from autograd_drill.loop.watch_keys import KEYS, WATCH_KEYS, Action, Bar, key_bar, key_help
+from autograd_drill.loop.watch_state import End
+from autograd_drill.store import export, restore
+from autograd_drill.store.attempt import AttemptInProgress
+from autograd_drill.store.history import History, HistoryError
+from autograd_drill.store.schema import SCHEMA
+from autograd_drill.store.states import RUNGS, Outcome, PartKind, PartOutcome, Rung
+from autograd_drill.views import interview as interview_views
+from autograd_drill.views import report
 from tests.support import ROOT, T0, drill, said
 from tests.test_layers import imports, modules
 
@@ -198,7 +198,7 @@ def defined(name: str) -> list[str]:
 
 
 def test_drill_error_has_its_own_module_which_every_layer_raises():
-    assert defined("DrillError") == ["drills.errors"]
+    assert defined("DrillError") == ["autograd_drill.errors"]
     assert session.DrillError is errors.DrillError  # the loop raises it; the CLI prints it in one line
 
 
@@ -226,7 +226,7 @@ def test_an_attempts_clock_at_its_end_has_one_reading(store):
     given_up = store.finish(attempt, Outcome.GAVE_UP, T0 + 130)
     assert given_up.time is None and given_up.clock_at_end == 70  # 40 s, paused 60 s, then 30 s
     assert export.records(store)[0].seconds == pytest.approx(given_up.clock_at_end)
-    assert defined("clock_at_end") == ["drills.store.attempt"]
+    assert defined("clock_at_end") == ["autograd_drill.store.attempt"]
 
 
 def test_a_failures_headline_is_written_in_one_place():
@@ -241,12 +241,12 @@ def test_a_failures_headline_is_written_in_one_place():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.JoinedStr) and "} [{" in (code := ast.unparse(node)) and "}]: {" in code
     ]
-    assert formatting == ["grader.verdict"]
+    assert formatting == ["autograd_drill.grader.verdict"]
 
 
 def test_the_schema_has_one_module_and_a_history_makes_every_table(tmp_path):
     assert [m for m, p in modules().items() if "CREATE TABLE" in p.read_text(encoding="utf-8")] == [
-        "drills.store.schema"
+        "autograd_drill.store.schema"
     ]
     history = History(tmp_path / "fresh.sqlite3")
     try:
@@ -267,7 +267,12 @@ def test_the_schema_has_one_module_and_a_history_makes_every_table(tmp_path):
     assert {r[0] for r in made.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} == tables
 
 
-WRITERS = ("drills.loop.ladder", "drills.store.paths.atomic_write", "drills.store.pending", "drills.store.history")
+WRITERS = (
+    "autograd_drill.loop.ladder",
+    "autograd_drill.store.paths.atomic_write",
+    "autograd_drill.store.pending",
+    "autograd_drill.store.history",
+)
 """What a view must not import at run time: the ladder keeps the rung times it computes in the data
 folder; the others write files or the history."""
 
@@ -276,7 +281,7 @@ def test_views_draw_and_never_write(drill_home):
     wrong = {
         module: sorted(n for n in imports(path) if n.startswith(WRITERS))
         for module, path in modules().items()
-        if module.startswith("drills.views")
+        if module.startswith("autograd_drill.views")
     }
     assert not {m: names for m, names in wrong.items() if names}, "a view imports what writes"
     before = sorted(p.name for p in drill_home.rglob("*")) if drill_home.exists() else []

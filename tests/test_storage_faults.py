@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from drills.store import faults
-from drills.store.paths import history_path
+from autograd_drill.store import faults
+from autograd_drill.store.paths import history_path
 from tests.support import digest_of as fingerprint
 from tests.support import drill, one_line_error, said, small_tmpfs
 
@@ -231,7 +231,7 @@ def test_a_verdict_graded_on_a_full_disk_is_kept_elsewhere_then_recorded(tmpfs, 
     """A real full disk under the history (another terminal keeps it open, so `drill check` can open
     it): the grading is shown, kept in the temporary folder (the disk takes no file either), and
     recorded once there is room. Before: a traceback after the grading, the verdict lost."""
-    from drills.store import pending
+    from autograd_drill.store import pending
     from tests.support import REFERENCE_SOURCE
 
     monkeypatch.setenv("DRILL_HOME", str(tmpfs / "home"))

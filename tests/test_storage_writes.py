@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from drills.store import faults, pending
-from drills.store.history import History
-from drills.store.paths import history_path
+from autograd_drill.store import faults, pending
+from autograd_drill.store.history import History
+from autograd_drill.store.paths import history_path
 from tests.support import REFERENCE_SOURCE, drill, said, small_tmpfs, spawn_drill
 from tests.support import one_line_error as error_line
 

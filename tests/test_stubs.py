@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from drills.loop.stubs import blank, left_out, reference_for, stub_for, tagged_code
-from grader.catalog import Target, find_functions
-from grader.run import grade_file
+from autograd_drill.grader.catalog import Target, find_functions
+from autograd_drill.grader.run import grade_file
+from autograd_drill.loop.stubs import blank, left_out, reference_for, stub_for, tagged_code
 from tests.mutants import code_only
 from tests.support import CATALOG, REFERENCE
 

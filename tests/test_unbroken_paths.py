@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from drills import cli
-from drills.commands.common import Uncropped, consoles
-from drills.views.whole import Whole
+from autograd_drill import cli
+from autograd_drill.commands.common import Uncropped, consoles
+from autograd_drill.views.whole import Whole
 from tests.support import drill
 
 WIDTH = 40

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from drills.loop import session
-from drills.loop.watch import WatchState, watch_saves
-from drills.loop.watch_state import End
-from drills.store.history import History
+from autograd_drill.loop import session
+from autograd_drill.loop.watch import WatchState, watch_saves
+from autograd_drill.loop.watch_state import End
+from autograd_drill.store.history import History
 
 WITHIN = 30.0
 
@@ -78,7 +78,7 @@ def test_a_watch_started_paused_keeps_showing_the_verdict_the_history_holds(hist
 def test_a_grading_no_save_asked_for_is_not_said_to_follow_a_save(history, clock, workspace, fake_grading):
     """The watch's first grading (and one on resume, or on r) follows no save: its footer says how
     long it took, not "after the save"; a save's grading says it followed the save."""
-    from drills.views.report import watch_footer
+    from autograd_drill.views.report import watch_footer
 
     session.start(history, "unbroadcast", workspace, clock)
     states = watch_saves(history, clock)
@@ -149,7 +149,7 @@ def test_a_history_the_grader_thread_cannot_open_is_said_and_the_watch_goes_on(
     import sqlite3
     import threading
 
-    from drills.loop import watch
+    from autograd_drill.loop import watch
 
     session.start(history, "unbroadcast", workspace, clock)
     opened = History.__init__
@@ -198,7 +198,7 @@ def test_a_save_shows_its_first_failure_while_its_other_tests_run(history, clock
 
         from rich.console import Console
 
-        from drills.views.report import watch_screen
+        from autograd_drill.views.report import watch_screen
 
         out = Console(width=100, record=True, file=io.StringIO())
         out.print(watch_screen(early, clock(), 300))

@@ -26,7 +26,7 @@ pyte = pytest.importorskip("pyte")
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX pseudo-terminal")
 
 FAILED = re.compile(r"✗ (\w+) +\d+:\d\d +\d+ of \d+ tests failed")
-WATCH = [sys.executable, "-m", "drills", "watch", "--oracle", "replay"]
+WATCH = [sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"]
 
 
 def graded(screen: str) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from drills.store import paths
+from autograd_drill.store import paths
 from tests.support import REFERENCE_SOURCE, ROOT, drill, said, use_consoles
 
 PLACES = ("workspace", "history", "interviews", "recording", "data")

@@ -14,18 +14,18 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from drills.commands.common import Terminal, history, rung_target
-from drills.commands.grade import JSON_VERSION
-from drills.store.states import Rung
-from grader.catalog import FULL, load_catalog
+from autograd_drill.commands.common import Terminal, history, rung_target
+from autograd_drill.commands.grade import JSON_VERSION
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.store.states import Rung
 
 if TYPE_CHECKING:
-    from drills.loop.session import Checked
-    from drills.loop.standing import Standing
-    from drills.store.attempt import Attempt
-    from drills.store.records import TargetStats
-    from drills.store.schedule import TargetCard
-    from grader.verdict import GradeResult
+    from autograd_drill.grader.verdict import GradeResult
+    from autograd_drill.loop.session import Checked
+    from autograd_drill.loop.standing import Standing
+    from autograd_drill.store.attempt import Attempt
+    from autograd_drill.store.records import TargetStats
+    from autograd_drill.store.schedule import TargetCard
 
 
 def emit(data: dict[str, Any]) -> None:
@@ -39,7 +39,7 @@ def seconds(value: float | None) -> float | None:
 
 def attempt_object(attempt: Attempt, now: float, latest: GradeResult | None) -> dict[str, Any]:
     """An attempt's state: its clock, its rung and target time, and each target's state by ``latest``."""
-    from drills.loop.session import target_states
+    from autograd_drill.loop.session import target_states
 
     return {
         "id": attempt.id,
@@ -58,13 +58,13 @@ def attempt_object(attempt: Attempt, now: float, latest: GradeResult | None) -> 
 
 def card_object(card: TargetCard, now: float, rung: Rung) -> dict[str, Any]:
     """A target's place in the queue: when it is due and why it comes where it does."""
-    from drills.views.render import reason
+    from autograd_drill.views.render import reason
 
     return {"target": card.target, "rung": str(rung), "due": seconds(card.due), "reason": reason(card, now, rung)}
 
 
 def _active(store: Any, now: float) -> dict[str, Any] | None:
-    from drills.loop.session import latest_result
+    from autograd_drill.loop.session import latest_result
 
     attempt = store.active()
     return None if attempt is None else attempt_object(attempt, now, latest_result(store, attempt))
@@ -72,7 +72,7 @@ def _active(store: Any, now: float) -> dict[str, Any] | None:
 
 def status(term: Terminal) -> None:
     """The attempt in progress (null: none), and the target to drill next."""
-    from drills.loop.standing import queue, standings
+    from autograd_drill.loop.standing import queue, standings
 
     with history(term) as store:
         now = term.clock()
@@ -83,7 +83,7 @@ def status(term: Terminal) -> None:
 
 def standing_object(told: Standing, kind: str) -> dict[str, Any]:
     """A row of ``drill list``: what it is, where it stands, its recall record."""
-    from drills.store.records import finished_on
+    from autograd_drill.store.records import finished_on
 
     target = load_catalog().target_time(told.target)
     recall = finished_on(told.own, Rung.RECALL)
@@ -102,7 +102,7 @@ def standing_object(told: Standing, kind: str) -> dict[str, Any]:
 
 def listing(term: Terminal) -> None:
     """The catalog with your record: each target and ``full``, in catalog order; the attempt in progress."""
-    from drills.loop.standing import queue, standings
+    from autograd_drill.loop.standing import queue, standings
 
     catalog = load_catalog()
     core, follow_ups = set(catalog.ids), {t.id for t in catalog.extensions}
@@ -122,8 +122,8 @@ def listing(term: Terminal) -> None:
 
 def next_target(term: Terminal) -> None:
     """The queue of spaced repetition, first to drill first; the attempt in progress; the questions due."""
-    from drills.interview import any_answer
-    from drills.loop.standing import queue, standings
+    from autograd_drill.interview import any_answer
+    from autograd_drill.loop.standing import queue, standings
 
     with history(term) as store:
         now = term.clock()
@@ -131,7 +131,7 @@ def next_target(term: Terminal) -> None:
         cards = queue(told)
         due = 0
         if any_answer(store.db):
-            from drills.interview.due import due_questions
+            from autograd_drill.interview.due import due_questions
 
             due = len(due_questions(store.db, now))
         emit(

@@ -10,16 +10,16 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from drills.errors import DrillError
+from autograd_drill.errors import DrillError
 
 if TYPE_CHECKING:
     from datetime import tzinfo
 
     from rich.console import RenderableType
 
-    from drills.loop.clock import Clock
-    from drills.store.history import Attempt, History
-    from drills.views.whole import Whole
+    from autograd_drill.loop.clock import Clock
+    from autograd_drill.store.history import Attempt, History
+    from autograd_drill.views.whole import Whole
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Unpadded:
 
 def error_line(message: str) -> Whole:
     """A refusal, as one line on standard error; a path in it is never cut (drills/views/whole.py)."""
-    from drills.views.whole import whole
+    from autograd_drill.views.whole import whole
 
     return whole(Text("error: ", style="bold red") + Text(message))
 
@@ -115,9 +115,9 @@ def history(term: Terminal) -> Iterator[History]:
     (exit 2), the file left as it is. Verdicts kept while it could not be written are recorded first."""
     import sqlite3  # here, as the history's modules: drills/cli.py imports this module for -h too
 
-    from drills.store.faults import HistoryError
-    from drills.store.history import open_history
-    from drills.store.paths import history_path
+    from autograd_drill.store.faults import HistoryError
+    from autograd_drill.store.history import open_history
+    from autograd_drill.store.paths import history_path
 
     path = history_path()
     try:
@@ -128,7 +128,7 @@ def history(term: Terminal) -> Iterator[History]:
         raise DrillError(f"cannot open the history at {path}: {exc.strerror or exc}") from None
     try:
         if warning:
-            from drills.views.lines import warning_line
+            from autograd_drill.views.lines import warning_line
 
             term.err.print(warning_line(warning))
         _record_waiting(term, store)
@@ -143,15 +143,15 @@ def history(term: Terminal) -> Iterator[History]:
 
 def _record_waiting(term: Terminal, store: History) -> None:
     """Record the verdicts kept while the history could not be written; said either way."""
-    from drills.store import pending
+    from autograd_drill.store import pending
 
     if store.refusal is not None or not pending.waiting(store.path):
         return
     import sqlite3
 
-    from drills.loop.late import record_waiting
-    from drills.store.faults import HistoryError
-    from drills.views.lines import warning_line
+    from autograd_drill.loop.late import record_waiting
+    from autograd_drill.store.faults import HistoryError
+    from autograd_drill.views.lines import warning_line
 
     try:
         n = record_waiting(store)
@@ -164,7 +164,7 @@ def _record_waiting(term: Terminal, store: History) -> None:
 
 def unrecorded_line(reason: str) -> RenderableType:
     """A verdict shown but not in the history: why, and where it is kept."""
-    from drills.views.lines import warning_line
+    from autograd_drill.views.lines import warning_line
 
     return warning_line(f"this verdict is not in your history yet: {reason}")
 
@@ -173,6 +173,6 @@ def rung_target(attempt: Attempt) -> int:
     """The target time of the attempt's rung, for a view to draw: read here, since the ladder keeps the
     rung times it computes in the data folder (drills/loop/ladder.py ``target_seconds``), a write a
     view never makes."""
-    from drills.loop.ladder import target_seconds
+    from autograd_drill.loop.ladder import target_seconds
 
     return target_seconds(attempt.target, attempt.rung)

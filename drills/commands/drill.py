@@ -7,25 +7,25 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from drills.commands.common import Terminal, history, rung_target, unrecorded_line
-from drills.errors import DrillError
-from drills.loop import session
-from drills.loop.clock import Clock
-from drills.loop.session import Checked
-from drills.store.history import Attempt, History
-from drills.store.paths import workspace_place
-from drills.store.states import RUNGS, Rung
-from drills.views import lines, report
+from autograd_drill.commands.common import Terminal, history, rung_target, unrecorded_line
+from autograd_drill.errors import DrillError
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import Clock
+from autograd_drill.loop.session import Checked
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.paths import workspace_place
+from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.views import lines, report
 
 if TYPE_CHECKING:
-    from grader.process import Runner
+    from autograd_drill.grader.process import Runner
 
 
 def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung: str | None = None) -> None:
     """``rung``: copy, cloze or recall; None: the target's current rung on the ladder. With ``edit``,
     an editor that cannot be started is refused before anything is written or timed."""
     if edit:
-        from drills.loop.editor import editor_problem
+        from autograd_drill.loop.editor import editor_problem
 
         problem = editor_problem()
         if problem is not None:
@@ -36,7 +36,7 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
     if edit:
         import subprocess
 
-        from drills.loop.editor import EditorProblem, editor_command, first_todo
+        from autograd_drill.loop.editor import EditorProblem, editor_command, first_todo
 
         line = first_todo(started.path.read_text(encoding="utf-8"))
         try:
@@ -52,10 +52,10 @@ def start(term: Terminal, target: str, workspace: Path | None, edit: bool, rung:
 def show_finish(term: Terminal, store: History, checked: Checked) -> None:
     """An attempt that just passed: the scoreboard (of its rung), how you retyped the reference (after
     a copy or cloze pass), where it moved on the ladder, its review card, and what comes next."""
-    from drills.loop.ladder import target_seconds
-    from drills.loop.standing import queue, standings
-    from drills.views.ladder import moved_line
-    from drills.views.reviews import review_for
+    from autograd_drill.loop.ladder import target_seconds
+    from autograd_drill.loop.standing import queue, standings
+    from autograd_drill.views.ladder import moved_line
+    from autograd_drill.views.reviews import review_for
 
     now, attempt = term.clock(), checked.attempt
     told = standings(store, now)  # one story per target: the board's best, the rungs and the queue below
@@ -73,10 +73,10 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
 
 def retyping(store: History, attempt: Attempt) -> Any:
     """Your passing file against the reference, token by token (drills/loop/retype.py)."""
-    from drills.loop.retype import retyped
-    from drills.loop.stubs import REFERENCE, reference_for
-    from drills.views.retype import retype_view
-    from grader.catalog import load_catalog
+    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.loop.retype import retyped
+    from autograd_drill.loop.stubs import REFERENCE, reference_for
+    from autograd_drill.views.retype import retype_view
 
     last = store.last_submission(attempt)
     yours = last.source if last is not None else attempt.file.read_text(encoding="utf-8", errors="replace")
@@ -89,10 +89,10 @@ def retyping(store: History, attempt: Attempt) -> Any:
 
 def ladder(term: Terminal) -> None:
     """``drill ladder``: every target's rung, its rungs' times and why, what moves it."""
-    from drills.loop.ladder import rung_time
-    from drills.loop.standing import standings
-    from drills.views.ladder import ladder_view
-    from grader.catalog import FULL
+    from autograd_drill.grader.catalog import FULL
+    from autograd_drill.loop.ladder import rung_time
+    from autograd_drill.loop.standing import standings
+    from autograd_drill.views.ladder import ladder_view
 
     with history(term) as store:
         spots = {t: s.place for t, s in standings(store, term.clock()).items()}
@@ -108,13 +108,13 @@ def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bo
     imported, drills/cli.py, grader/spawn.py ``OneShot``; None: the drill loop's own, a fresh one); the
     exit status: 0 when the attempt passed. ``as_json``: the verdict and the attempt as one JSON object
     (drills/commands/as_json.py), the exit status the same."""
-    from drills.commands.options import oracle_mode  # here: it imports typer, which status and list skip
+    from autograd_drill.commands.options import oracle_mode  # here: it imports typer, which status and list skip
 
     oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle, runner=runner)
         if as_json:
-            from drills.commands import as_json as body
+            from autograd_drill.commands import as_json as body
 
             body.checked(term, checked)
             if checked.unrecorded is not None:
@@ -136,10 +136,10 @@ def watch(term: Terminal, oracle: str) -> int:
     stopped or quit, 1 ended elsewhere."""
     from rich.live import Live
 
-    from drills.commands.keys import keyboard
-    from drills.commands.options import oracle_mode
-    from drills.loop.watch import WatchState, watch_saves
-    from drills.loop.watch_state import End
+    from autograd_drill.commands.keys import keyboard
+    from autograd_drill.commands.options import oracle_mode
+    from autograd_drill.loop.watch import WatchState, watch_saves
+    from autograd_drill.loop.watch_state import End
 
     oracle = oracle_mode(oracle)
     out = term.out
@@ -193,7 +193,7 @@ def _end_or_pause(
 
 
 def pause(term: Terminal) -> None:
-    from drills.interview.interviewer import refuse_pause
+    from autograd_drill.interview.interviewer import refuse_pause
 
     def act(store: History, clock: Clock) -> Attempt:
         refuse_pause(store)  # an interview's coding part has no pause
@@ -212,8 +212,8 @@ def abandon(term: Terminal) -> None:
 
 def give_up(term: Terminal) -> None:
     """End the attempt as not finished; then where the ladder moved its target."""
-    from drills.loop.ladder import current_rung
-    from drills.views.ladder import moved_line
+    from autograd_drill.loop.ladder import current_rung
+    from autograd_drill.views.ladder import moved_line
 
     with history(term) as store:
         attempt = session.give_up(store, term.clock)
@@ -225,23 +225,23 @@ def give_up(term: Terminal) -> None:
 
 
 def hint(term: Terminal, target: str | None) -> None:
-    from drills.views.render import hints_view
+    from autograd_drill.views.render import hints_view
 
     with history(term) as store:
         term.out.print(hints_view(session.hint(store, target)))
 
 
 def diff(term: Terminal, target: str | None, peek: bool) -> None:
-    from drills.loop.diff import compare
-    from drills.views.code import comparison
+    from autograd_drill.loop.diff import compare
+    from autograd_drill.views.code import comparison
 
     with history(term) as store:
         term.out.print(comparison(compare(store, target, peek)))
 
 
 def show(term: Terminal, target: str) -> None:
-    from drills.loop.diff import reference
-    from drills.views.code import reference_view
+    from autograd_drill.loop.diff import reference
+    from autograd_drill.views.code import reference_view
 
     with history(term) as store:
         term.out.print(reference_view(reference(store, target)))
@@ -250,7 +250,7 @@ def show(term: Terminal, target: str) -> None:
 def restore(term: Terminal, target: str | None, attempt_id: int | None, save: int | None, listing: bool) -> None:
     """``drill restore``: a graded save back in the file (``save``, from 1; None: the latest); with
     ``listing``, the attempt's graded saves instead."""
-    from drills.loop.recovery import recover, saves
+    from autograd_drill.loop.recovery import recover, saves
 
     with history(term) as store:
         if listing:

@@ -14,14 +14,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from drills.commands.common import Terminal
-from drills.commands.options import oracle_mode
-from drills.errors import DrillError
-from grader.catalog import FULL, Target, UnknownTarget, load_catalog
-from grader.packs import BUILTIN, Pack, builtin
+from autograd_drill.commands.common import Terminal
+from autograd_drill.commands.options import oracle_mode
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import FULL, Target, UnknownTarget, load_catalog
+from autograd_drill.grader.packs import BUILTIN, Pack, builtin
 
 if TYPE_CHECKING:
-    from grader.suite import Suite
+    from autograd_drill.grader.suite import Suite
 
 JSON_VERSION = 1
 """The version of the ``drill grade --json`` object: it grows by one when a key changes meaning or goes."""
@@ -47,7 +47,7 @@ def chosen_pack(name: str | None) -> Pack:
     there are when there is none of that name, or it did not load (with its reason)."""
     if name is None or name == BUILTIN:
         return builtin()  # the default reads no entry point: drill grade as before packs
-    from grader.packs import installed, not_loaded
+    from autograd_drill.grader.packs import installed, not_loaded
 
     found = {pack.name: pack for pack in installed()}
     if name in found:
@@ -81,7 +81,7 @@ def chosen_targets(typed: list[str] | None, pack: Pack | None = None) -> list[Ta
 def _of_another_pack(typed_id: str, pack: Pack) -> None:
     """A DrillError when ``typed_id`` (bare, or qualified ``NAME/ID``) is a target of another installed
     pack than ``pack``: the refusal names that pack and the command that grades it."""
-    from grader.packs import installed
+    from autograd_drill.grader.packs import installed
 
     qualifier, slash, bare = typed_id.partition("/")
     for other in installed():
@@ -104,9 +104,9 @@ def error_object(file: Path, message: str) -> dict[str, Any]:
 
 
 def _grade(term: Terminal, file: Path, targets: list[Target], as_json: bool, oracle: str, pack: Pack) -> int:
-    from grader.run import grade_file
-    from grader.solution_file import UnreadableFile, read_solution
-    from grader.verdict import GradeError
+    from autograd_drill.grader.run import grade_file
+    from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+    from autograd_drill.grader.verdict import GradeError
 
     try:
         read_solution(file)  # missing, a FIFO, a device, a directory, a huge file: one line, at once
@@ -119,7 +119,7 @@ def _grade(term: Terminal, file: Path, targets: list[Target], as_json: bool, ora
     if as_json:
         print(json.dumps({"version": JSON_VERSION, **result.to_json()}))
     else:
-        from drills.views.report import grade_report
+        from autograd_drill.views.report import grade_report
 
         term.out.print(grade_report(result))
     return 0 if result.passed else 1
@@ -129,6 +129,6 @@ def _suite(pack: Pack) -> Suite | None:
     """The files of ``pack``'s grading; None for the built-in pack (the grader's own, as before packs)."""
     if pack.name == BUILTIN and pack.root == builtin().root:
         return None
-    from grader.suite import Suite
+    from autograd_drill.grader.suite import Suite
 
     return Suite.of(pack)

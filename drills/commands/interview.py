@@ -10,27 +10,27 @@ import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from drills.commands.common import Terminal, history, rung_target
-from drills.commands.options import oracle_mode
-from drills.errors import DrillError
-from drills.interview import interviewer as steps
-from drills.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
-from drills.interview.bank import BankError, Question, load_bank
-from drills.interview.due import question_deck, rate_answer
-from drills.interview.plan import Plan
-from drills.interview.planner import PlanError, plan_interview
-from drills.interview.store import PartRecord, interviews
-from drills.loop.session import Hints
-from drills.store.paths import atomic_write, default_workspace, display
-from drills.store.schedule import queue
-from drills.store.states import PartOutcome
-from drills.views import interview as views
-from grader.catalog import load_catalog
+from autograd_drill.commands.common import Terminal, history, rung_target
+from autograd_drill.commands.options import oracle_mode
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.interview import interviewer as steps
+from autograd_drill.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
+from autograd_drill.interview.bank import BankError, Question, load_bank
+from autograd_drill.interview.due import question_deck, rate_answer
+from autograd_drill.interview.plan import Plan
+from autograd_drill.interview.planner import PlanError, plan_interview
+from autograd_drill.interview.store import PartRecord, interviews
+from autograd_drill.loop.session import Hints
+from autograd_drill.store.paths import atomic_write, default_workspace, display
+from autograd_drill.store.schedule import queue
+from autograd_drill.store.states import PartOutcome
+from autograd_drill.views import interview as views
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from drills.store.history import History
+    from autograd_drill.store.history import History
 
 
 def interview(
@@ -145,10 +145,10 @@ class Session:
         elsewhere) or its budget runs out; how it ended."""
         from rich.live import Live
 
-        from drills.commands.keys import keyboard
-        from drills.loop.watch import watch_saves
-        from drills.loop.watch_state import End
-        from drills.views.report import shown_view, watch_screen
+        from autograd_drill.commands.keys import keyboard
+        from autograd_drill.loop.watch import watch_saves
+        from autograd_drill.loop.watch_state import End
+        from autograd_drill.views.report import shown_view, watch_screen
 
         out, clock = self.out, self.term.clock
         with keyboard() if out.is_terminal else nullcontext() as keys:
@@ -227,7 +227,7 @@ class Session:
         """The answer written in $EDITOR, in the question's answer file; None when no editor runs."""
         import subprocess
 
-        from drills.loop.editor import EditorProblem, editor_command
+        from autograd_drill.loop.editor import EditorProblem, editor_command
 
         path = steps.answer_path(self.number, question.id)
         if not path.exists():

@@ -8,22 +8,22 @@ from typing import Annotated, Any
 
 import typer
 
-from drills.interview.plan import MAX_MINUTES, MIN_MINUTES
-from drills.store.states import RUNGS
-from grader.catalog import format_time, listed, load_catalog
+from autograd_drill.grader.catalog import format_time, listed, load_catalog
+from autograd_drill.interview.plan import MAX_MINUTES, MIN_MINUTES
+from autograd_drill.store.states import RUNGS
 
 
 def target_ids(incomplete: str) -> list[str]:
     """What the shell completes a target as (``drill --install-completion``): the catalog's ids, core
     and follow-ups, and ``full``, those that start with what is typed so far."""
-    from grader.catalog import FULL
+    from autograd_drill.grader.catalog import FULL
 
     return [i for i in (*one_target_ids(incomplete), FULL) if i.startswith(incomplete)]
 
 
 def one_target_ids(incomplete: str) -> list[str]:
     """``target_ids`` where ``full`` is refused (a hint, an interview's task: one target)."""
-    from grader.catalog import load_catalog
+    from autograd_drill.grader.catalog import load_catalog
 
     return [t.id for t in load_catalog().every if t.id.startswith(incomplete)]
 
@@ -51,16 +51,16 @@ OracleOption = Annotated[str, typer.Option(hidden=True)]
 """auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): ``oracle_mode``."""
 ORACLES = ("auto", "live", "replay", "fd")
 """The oracles a grading from ``drill`` may use. Not the grader's ``record``, which rewrites the shipped
-recording: that is ``python -m grader.record``'s alone (grader/conftest.py refuses it elsewhere)."""
+recording: that is ``python -m autograd_drill.grader.record``'s alone (grader/conftest.py refuses it elsewhere)."""
 
 
 def oracle_mode(typed: str) -> str:
     """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError)."""
     if typed in ORACLES:
         return typed
-    from drills.errors import DrillError
+    from autograd_drill.errors import DrillError
 
-    extra = " (the recording is rewritten by python -m grader.record alone)" if typed == "record" else ""
+    extra = " (the recording is rewritten by python -m autograd_drill.grader.record alone)" if typed == "record" else ""
     raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
 
 
@@ -91,8 +91,8 @@ EngineFileArg = Annotated[Path, typer.Argument(help=f"An engine file that follow
 
 def pack_target_ids(ctx: typer.Context, incomplete: str) -> list[str]:
     """``target_ids`` of the pack ``--pack`` names, when typed before (drill grade); the built-in's otherwise."""
-    from grader.catalog import FULL
-    from grader.packs import installed
+    from autograd_drill.grader.catalog import FULL
+    from autograd_drill.grader.packs import installed
 
     chosen = ctx.params.get("pack")
     pack = next((p for p in installed() if p.name == chosen), None) if chosen else None
@@ -103,7 +103,7 @@ def pack_target_ids(ctx: typer.Context, incomplete: str) -> list[str]:
 
 def pack_names(incomplete: str) -> list[str]:
     """What the shell completes ``--pack`` as: the installed packs' names that start with what is typed."""
-    from grader.packs import installed
+    from autograd_drill.grader.packs import installed
 
     return [p.name for p in installed() if p.name.startswith(incomplete)]
 

@@ -13,9 +13,9 @@ import json
 import sys
 from typing import Any
 
-from drills.commands.common import Terminal
-from grader.catalog import load_catalog
-from grader.packs import Pack, installed, not_loaded
+from autograd_drill.commands.common import Terminal
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.packs import Pack, installed, not_loaded
 
 JSON_VERSION = 1
 """The version of the ``drill packs --json`` object (docs/packs.md)."""
@@ -23,7 +23,7 @@ JSON_VERSION = 1
 
 def warn_not_loaded(term: Terminal) -> None:
     """One line on stderr per pack that did not load: ``drill: pack NAME not loaded: REASON``."""
-    from drills.views.packs import not_loaded_line
+    from autograd_drill.views.packs import not_loaded_line
 
     for name, reason in not_loaded():
         term.err.print(not_loaded_line(name, reason), soft_wrap=True)
@@ -35,7 +35,7 @@ def packs(term: Terminal, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(as_object(), indent=1) + "\n")
         return
-    from drills.views.packs import packs_table
+    from autograd_drill.views.packs import packs_table
 
     term.out.print(packs_table(installed(), not_loaded()))
 

@@ -51,7 +51,7 @@ def unpadded_help(format_help: Callable[[Any, Any], None], ctx: Any, formatter: 
     ``Unpadded`` where it is not a terminal."""
     from typer import rich_utils
 
-    from drills.commands.common import unpadded
+    from autograd_drill.commands.common import unpadded
 
     made = rich_utils._get_rich_console
     rich_utils._get_rich_console = lambda stderr=False: unpadded(made(stderr=stderr), stderr)
@@ -79,7 +79,7 @@ class PlainGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         """The commands group by group, as drills/commands/groups.py orders them (the help draws a
         panel per group, in the order of their first command)."""
-        from drills.commands.groups import GROUP_OF, rank
+        from autograd_drill.commands.groups import GROUP_OF, rank
 
         last = (len(GROUP_OF), 0)
         return sorted(super().list_commands(ctx), key=lambda name: rank(name) if name in GROUP_OF else last)

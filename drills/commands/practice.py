@@ -5,22 +5,22 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from drills.commands.common import Terminal, history
-from drills.loop.active import describe_active
-from drills.loop.standing import queue, standings
-from drills.store.states import Rung
-from drills.views import lines, render
-from grader.catalog import FULL, load_catalog
+from autograd_drill.commands.common import Terminal, history
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.loop.active import describe_active
+from autograd_drill.loop.standing import queue, standings
+from autograd_drill.store.states import Rung
+from autograd_drill.views import lines, render
 
 
 def overview(term: Terminal, title: bool = True, as_json: bool = False) -> None:
     """``drill`` alone (with a title) and ``drill list``: the catalog with your times, and what to do next;
     first, on stderr, a line per pack that did not load (drills/commands/packs.py)."""
-    from drills.commands.packs import warn_not_loaded
+    from autograd_drill.commands.packs import warn_not_loaded
 
     warn_not_loaded(term)
     if as_json:
-        from drills.commands import as_json as body
+        from autograd_drill.commands import as_json as body
 
         return body.listing(term)
     if title:
@@ -46,10 +46,10 @@ def next_target(term: Terminal, as_json: bool = False) -> None:
     """``drill next``: the queue, the attempt in progress if there is one, and the questions due (none
     before a question was answered: then neither the bank nor their schedule is read)."""
     if as_json:
-        from drills.commands import as_json as body
+        from autograd_drill.commands import as_json as body
 
         return body.next_target(term)
-    from drills.interview import any_answer
+    from autograd_drill.interview import any_answer
 
     with history(term) as store:
         now = term.clock()
@@ -58,7 +58,7 @@ def next_target(term: Terminal, as_json: bool = False) -> None:
         active = store.active()
         rung = told[cards[0].target].rung
         if any_answer(store.db):
-            from drills.interview.due import due_questions
+            from autograd_drill.interview.due import due_questions
 
             questions = due_questions(store.db, now)
         else:
@@ -67,8 +67,8 @@ def next_target(term: Terminal, as_json: bool = False) -> None:
         term.out.print(lines.in_progress_view(describe_active(active, now), meanwhile=True))
     term.out.print(render.next_view(cards, now, rung))
     if questions:
-        from drills.interview.bank import load_bank
-        from drills.views.interview import due_questions_view
+        from autograd_drill.interview.bank import load_bank
+        from autograd_drill.views.interview import due_questions_view
 
         term.out.print(due_questions_view(questions, load_bank(), now))
 
@@ -76,7 +76,7 @@ def next_target(term: Terminal, as_json: bool = False) -> None:
 def chosen_target(term: Terminal, as_json: bool = False) -> str:
     """``drill next --start``: the target spaced repetition chooses, said before it starts."""
     if as_json:
-        from drills.errors import DrillError
+        from autograd_drill.errors import DrillError
 
         raise DrillError("--json is for the queue: drill next --json, or drill next --start without it")
     with history(term) as store:
@@ -89,13 +89,13 @@ def chosen_target(term: Terminal, as_json: bool = False) -> str:
 
 
 def review(term: Terminal, target: str) -> None:
-    from drills.views.reviews import review_for
+    from autograd_drill.views.reviews import review_for
 
     card = review_for(target)
     if card is None:
         term.out.print(lines.no_card_line(target))
         return
-    from drills.views.card import review_card
+    from autograd_drill.views.card import review_card
 
     term.out.print(review_card(card))
     with history(term) as store:
@@ -111,10 +111,10 @@ def review(term: Terminal, target: str) -> None:
 def stats(term: Terminal, target: str | None, plot: bool = False, as_json: bool = False) -> None:
     """Per drill, its recall row, and a row per rung below recall it was drilled on (never mixed);
     with ``plot``, the chart (as ``drill chart``)."""
-    from drills.loop.ladder import target_seconds
+    from autograd_drill.loop.ladder import target_seconds
 
     if plot and as_json:
-        from drills.errors import DrillError
+        from autograd_drill.errors import DrillError
 
         raise DrillError("--plot draws a chart: no JSON of it (drill stats --json writes the table's)")
     if plot:
@@ -130,16 +130,16 @@ def stats(term: Terminal, target: str | None, plot: bool = False, as_json: bool 
                 rows.append(told[drill_id].stats(rung, target_seconds(drill_id, rung)))
         rows.append(told[drill_id].stats())
     if as_json:
-        from drills.commands import as_json as body
+        from autograd_drill.commands import as_json as body
 
         return body.stats(term, rows)
     term.out.print(render.stats_table(rows))
 
 
 def chart(term: Terminal, target: str | None) -> None:
-    from drills.loop.ladder import target_seconds
-    from drills.store.progress import progress
-    from drills.views.chart import draw
+    from autograd_drill.loop.ladder import target_seconds
+    from autograd_drill.store.progress import progress
+    from autograd_drill.views.chart import draw
 
     out = term.out
     with history(term) as store:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from drills.commands.common import Terminal
+    from autograd_drill.commands.common import Terminal
 
 COMMANDS: dict[tuple[str, ...], tuple[str, str, dict[str, bool]]] = {
     (): ("practice", "overview", {}),
@@ -32,16 +32,16 @@ def body(args: tuple[str, ...]) -> Callable[[Terminal], int | None]:
     from importlib import import_module
 
     module, name, kwargs = COMMANDS[args]
-    function = getattr(import_module(f"drills.commands.{module}"), name)
+    function = getattr(import_module(f"autograd_drill.commands.{module}"), name)
     return lambda term: function(term, **kwargs)
 
 
 def answer(args: tuple[str, ...], term: Terminal) -> int:
     """Run ``drill ARGS`` on ``term``: its exit status. A refusal is one line on its stderr, as the
     app prints it (drills/cli.py ``terminal``)."""
-    from drills.commands.common import error_line
-    from drills.errors import DrillError
-    from grader.catalog import UnknownTarget
+    from autograd_drill.commands.common import error_line
+    from autograd_drill.errors import DrillError
+    from autograd_drill.grader.catalog import UnknownTarget
 
     try:
         code = body(args)(term)
@@ -58,8 +58,8 @@ def answer_bare(args: tuple[str, ...]) -> None:
     """``drill ARGS`` on the real terminal and clock; exits with its status."""
     import sys
 
-    from drills.commands.common import Terminal, consoles
-    from drills.loop.clock import system_clock
+    from autograd_drill.commands.common import Terminal, consoles
+    from autograd_drill.loop.clock import system_clock
 
     out, err = consoles()
     sys.exit(answer(args, Terminal(out, err, system_clock)))

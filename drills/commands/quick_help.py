@@ -21,7 +21,7 @@ USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
 
 def prog_name(path: str | None = None, main: ModuleType | None = None) -> str:
     """The program's name in the usage line, as click finds it (click/utils.py ``_detect_program_name``):
-    ``drill`` run as a script, ``python -m drills`` run as a module."""
+    ``drill`` run as a script, ``python -m autograd_drill`` run as a module."""
     main = main if main is not None else sys.modules["__main__"]
     path = path or sys.argv[0]
     package = getattr(main, "__package__", None)
@@ -50,7 +50,7 @@ def usage_line(prog: str) -> str | None:
 
 def print_help(line: str) -> None:
     """Print the app's help on stdout as typer does, under ``line``, the usage line ``usage`` gave."""
-    from drills.commands import help_text
+    from autograd_drill.commands import help_text
 
     draw(line, help_text.APP_HELP, help_text.OPTIONS, help_text.COMMANDS)
 
@@ -73,7 +73,7 @@ def draw(
     from rich.text import Text
     from rich.theme import Theme
 
-    from drills.commands.common import unpadded
+    from autograd_drill.commands.common import unpadded
 
     class OptionHighlighter(RegexHighlighter):
         highlights = [  # typer's (typer/rich_utils.py), as they are

@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from drills.commands.common import Terminal, history
-from drills.errors import DrillError
-from drills.interview.store import InterviewStoreError, import_interview, interviews
-from drills.store.export import ExportError, export, write_export
-from drills.store.history import History
-from drills.store.restore import parse, restore
-from drills.views.lines import exported_line, imported_view
-from drills.views.render import counted
+from autograd_drill.commands.common import Terminal, history
+from autograd_drill.errors import DrillError
+from autograd_drill.interview.store import InterviewStoreError, import_interview, interviews
+from autograd_drill.store.export import ExportError, export, write_export
+from autograd_drill.store.history import History
+from autograd_drill.store.restore import parse, restore
+from autograd_drill.views.lines import exported_line, imported_view
+from autograd_drill.views.render import counted
 
 
 def export_history(term: Terminal, fmt: str, output: Path | None, with_sources: bool) -> None:
@@ -64,7 +64,7 @@ def import_history(term: Terminal, file: Path, fmt: str | None) -> None:
 
 
 def interviews_in(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The interviews of a JSON export, its object as drills.store.restore read it (with its attempts)."""
+    """The interviews of a JSON export, its object as autograd_drill.store.restore read it (with its attempts)."""
     given = data.get("interviews", [])
     if not isinstance(given, list) or not all(isinstance(i, dict) for i in given):
         raise DrillError('"interviews" must be a list of objects')

@@ -14,8 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
-from drills.commands.common import Terminal
-from drills.store.paths import Place, data_place, history_path, workspace_place
+from autograd_drill.commands.common import Terminal
+from autograd_drill.store.paths import Place, data_place, history_path, workspace_place
 
 
 def torch_version() -> str | None:
@@ -31,8 +31,8 @@ def torch_version() -> str | None:
 
 def places() -> dict[str, dict[str, Any]]:
     """The ``--json`` object: each place's absolute path and source."""
-    from drills.interview.interviewer import interviews_folder
-    from grader.oracle import RECORDING
+    from autograd_drill.grader.oracle import RECORDING
+    from autograd_drill.interview.interviewer import interviews_folder
 
     data = data_place()
     found: dict[str, Place] = {

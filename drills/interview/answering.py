@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from drills.interview.bank import Question
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.interview.bank import Question
 
 MARKER = "# ---- your answer below this line (lines above it are ignored) ----"
 

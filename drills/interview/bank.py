@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from grader.catalog import Catalog, load_catalog
+from autograd_drill.grader.catalog import Catalog, load_catalog
 
 QUESTIONS_FILE = Path(__file__).with_name("questions.toml")
 MIN_POINTS, MAX_POINTS = 3, 6

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drills.interview.bank import Bank, load_bank
-from drills.interview.store import AnswerRecord, answers
-from drills.store.schedule import replay
+from autograd_drill.interview.bank import Bank, load_bank
+from autograd_drill.interview.store import AnswerRecord, answers
+from autograd_drill.store.schedule import replay
 
 if TYPE_CHECKING:
     import sqlite3

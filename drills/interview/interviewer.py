@@ -18,11 +18,13 @@ from dataclasses import dataclass, replace
 from datetime import tzinfo
 from pathlib import Path
 
-from drills.errors import DrillError
-from drills.interview.bank import Question, load_bank
-from drills.interview.due import question_card
-from drills.interview.plan import Plan, follow_up_window
-from drills.interview.store import (
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.interview.bank import Question, load_bank
+from autograd_drill.interview.due import question_card
+from autograd_drill.interview.plan import Plan, follow_up_window
+from autograd_drill.interview.store import (
     AnswerRecord,
     InterviewRecord,
     PartRecord,
@@ -35,17 +37,15 @@ from drills.interview.store import (
     set_report,
     start_interview,
 )
-from drills.interview.transcript import report_path, transcript
-from drills.loop import session
-from drills.loop.clock import Clock
-from drills.loop.diff import symbol_sources
-from drills.loop.session import Started
-from drills.store.attempt import AttemptInProgress
-from drills.store.history import Attempt, History
-from drills.store.paths import atomic_write, data_dir
-from drills.store.states import Outcome, PartOutcome
-from grader.catalog import load_catalog
-from grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.interview.transcript import report_path, transcript
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import Clock
+from autograd_drill.loop.diff import symbol_sources
+from autograd_drill.loop.session import Started
+from autograd_drill.store.attempt import AttemptInProgress
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.paths import atomic_write, data_dir
+from autograd_drill.store.states import Outcome, PartOutcome
 
 
 def interviews_folder() -> Path:
@@ -190,7 +190,7 @@ def answered(
 def asked(interview_id: int, question: Question) -> Path:
     """A question is asked: its answer file is written (the prompt, the marker), so the transcript
     knows it was reached even if the interview stops before a line is typed."""
-    from drills.interview.answering import answer_template
+    from autograd_drill.interview.answering import answer_template
 
     path = answer_path(interview_id, question.id)
     if not path.exists():
@@ -200,7 +200,7 @@ def asked(interview_id: int, question: Question) -> Path:
 
 def keep_answer(interview_id: int, question: Question, text: str) -> Path:
     """Keep an answer typed in the terminal in its answer file too: a Ctrl-C at the self-check loses nothing."""
-    from drills.interview.answering import answer_template
+    from autograd_drill.interview.answering import answer_template
 
     path = answer_path(interview_id, question.id)
     atomic_write(path, answer_template(question) + text + "\n")

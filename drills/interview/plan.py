@@ -1,5 +1,5 @@
 """The plan of a mock interview: the coding task, the follow-up paired with it, and two or three
-questions, each with its share of the time (``drills.interview.planner`` chooses them). A plan is data:
+questions, each with its share of the time (``autograd_drill.interview.planner`` chooses them). A plan is data:
 the history keeps it as JSON, so ``drill interview --plan`` shows exactly the session ``drill interview`` runs.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from drills.store.states import PartKind
+from autograd_drill.store.states import PartKind
 
 DEFAULT_MINUTES = 45
 MIN_MINUTES, MAX_MINUTES = 10, 180

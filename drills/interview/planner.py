@@ -1,4 +1,4 @@
-"""Choosing a mock interview's plan (``drills.interview.plan``): a pure function of the catalog, the bank,
+"""Choosing a mock interview's plan (``autograd_drill.interview.plan``): a pure function of the catalog, the bank,
 the schedule and the clock, so ``drill interview --plan`` shows exactly the session ``drill interview`` runs.
 
 The time: the questions get their time boxes; the coding window is the rest. Out of it the follow-up
@@ -30,13 +30,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from drills.interview.plan import MAX_MINUTES, MIN_MINUTES, Part, Plan
-from drills.store.states import PartKind
-from grader.catalog import FULL, Catalog, format_time
+from autograd_drill.grader.catalog import FULL, Catalog, format_time
+from autograd_drill.interview.plan import MAX_MINUTES, MIN_MINUTES, Part, Plan
+from autograd_drill.store.states import PartKind
 
 if TYPE_CHECKING:
-    from drills.interview.bank import Bank
-    from drills.interview.due import QuestionCard
+    from autograd_drill.interview.bank import Bank
+    from autograd_drill.interview.due import QuestionCard
 
 DAY = 86_400.0
 
@@ -121,8 +121,8 @@ def plan_interview(
     cards: Sequence[QuestionCard],
     now: float,
 ) -> Plan:
-    """The session to run: ``queue`` is the drill ids in the schedule's order (drills.store.schedule.queue),
-    ``cards`` the question cards (drills.interview.due.question_deck)."""
+    """The session to run: ``queue`` is the drill ids in the schedule's order (autograd_drill.store.schedule.queue),
+    ``cards`` the question cards (autograd_drill.interview.due.question_deck)."""
     if not MIN_MINUTES <= minutes <= MAX_MINUTES:
         raise PlanError(f"an interview lasts {MIN_MINUTES} to {MAX_MINUTES} minutes, not {minutes}")
     total = minutes * 60

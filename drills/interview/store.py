@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from drills.store.schema import SCHEMA
-from drills.store.states import PartKind, PartOutcome, state_of
+from autograd_drill.store.schema import SCHEMA
+from autograd_drill.store.states import PartKind, PartOutcome, state_of
 
 if TYPE_CHECKING:
-    from drills.interview.plan import Plan
+    from autograd_drill.interview.plan import Plan
 
 PART_KINDS = (PartKind.CODING, PartKind.FOLLOW_UP)  # the parts a coding attempt runs
 
@@ -233,7 +233,7 @@ def get_interview(conn: sqlite3.Connection, interview_id: int) -> InterviewRecor
         "SELECT {columns} FROM interview_answers WHERE interview_id = ? ORDER BY answered_at, id",
         (interview_id,),
     )
-    from drills.interview.plan import Plan  # here: every command opens these tables, few read a plan
+    from autograd_drill.interview.plan import Plan  # here: every command opens these tables, few read a plan
 
     return InterviewRecord(
         id=row["id"],
@@ -262,7 +262,7 @@ def import_interview(conn: sqlite3.Connection, data: dict[str, Any]) -> int | No
     """Add an interview as ``InterviewRecord.to_json`` wrote it (``drill import``); None when the history
     already holds one that started then. Inside the caller's transaction when it holds one; a malformed
     entry raises InterviewStoreError before anything is written."""
-    from drills.interview.plan import Plan
+    from autograd_drill.interview.plan import Plan
 
     try:
         plan = Plan.from_json(data["plan"])

@@ -9,11 +9,11 @@ from collections.abc import Collection
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from drills.interview.bank import Bank
-from drills.interview.due import rate_answer
-from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
-from drills.store.states import PartKind, PartOutcome
-from grader.catalog import Catalog, format_time
+from autograd_drill.grader.catalog import Catalog, format_time
+from autograd_drill.interview.bank import Bank
+from autograd_drill.interview.due import rate_answer
+from autograd_drill.interview.store import AnswerRecord, InterviewRecord, PartRecord
+from autograd_drill.store.states import PartKind, PartOutcome
 
 KIND_TITLES = {PartKind.CODING: "Coding task", PartKind.FOLLOW_UP: "Follow-up", PartKind.QUESTION: "Question"}
 

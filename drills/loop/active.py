@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drills.store.paths import display
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.store.paths import display
 
 if TYPE_CHECKING:
-    from drills.store.history import Attempt
+    from autograd_drill.store.history import Attempt
 
 
 def describe_active(attempt: Attempt, now: float) -> str:

@@ -23,7 +23,7 @@ import tokenize
 from collections.abc import Collection, Mapping
 from functools import lru_cache
 
-from grader.catalog import find_functions
+from autograd_drill.grader.catalog import find_functions
 
 NOTE = "NOTE:"
 COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.Match)
@@ -43,7 +43,7 @@ def _comments(source: str) -> tuple[tuple[int, str], ...]:
 
 @lru_cache(maxsize=64)
 def functions_in(source: str) -> Mapping[str, ast.FunctionDef]:
-    """The functions of ``source`` by symbol (``grader.catalog.find_functions``), parsed once per source:
+    """The functions of ``source`` by symbol (``autograd_drill.grader.catalog.find_functions``), parsed once per source:
     the reference is parsed for every stub and every rung time. A SyntaxError if it does not parse.
     NOTE: the nodes are shared between callers: read them, never change them."""
     return find_functions(ast.parse(source))

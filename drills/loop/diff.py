@@ -8,13 +8,13 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.errors import DrillError
-from drills.loop.stubs import REFERENCE, reference_for
-from drills.store.history import Attempt, History
-from drills.store.paths import display
-from drills.store.states import Outcome
-from grader.catalog import FULL, find_functions, listed, load_catalog
-from grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import FULL, find_functions, listed, load_catalog
+from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.loop.stubs import REFERENCE, reference_for
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.paths import display
+from autograd_drill.store.states import Outcome
 
 
 @dataclass(frozen=True)

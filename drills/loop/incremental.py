@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
-from grader.catalog import Target, find_functions, load_catalog
-from grader.verdict import GradeResult, TargetResult
+from autograd_drill.grader.catalog import Target, find_functions, load_catalog
+from autograd_drill.grader.verdict import GradeResult, TargetResult
 
 ALWAYS = ("Tensor.__init__",)
 """Run by every target's tests."""

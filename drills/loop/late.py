@@ -3,9 +3,9 @@ by the next command that can write."""
 
 from __future__ import annotations
 
-from drills.loop.session import parse_result, record
-from drills.store import pending
-from drills.store.history import History
+from autograd_drill.loop.session import parse_result, record
+from autograd_drill.store import pending
+from autograd_drill.store.history import History
 
 
 def record_waiting(history: History) -> int:

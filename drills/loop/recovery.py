@@ -10,13 +10,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from drills.errors import DrillError
-from drills.loop.session import archive_file
-from drills.store.history import Attempt, History, Submission
-from drills.store.paths import atomic_write, display
-from grader.catalog import listed
-from grader.solution_file import UnreadableFile, read_solution
-from grader.verdict import GradeResult
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import listed
+from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.grader.verdict import GradeResult
+from autograd_drill.loop.session import archive_file
+from autograd_drill.store.history import Attempt, History, Submission
+from autograd_drill.store.paths import atomic_write, display
 
 
 @dataclass(frozen=True)

@@ -11,26 +11,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from drills.errors import DrillError
-from drills.loop.active import describe_active
-from drills.loop.clock import Clock
-from drills.loop.ladder import current_rung, rung_time
-from drills.store import pending
-from drills.store.attempt import AttemptInProgress, file_sha256
-from drills.store.faults import HistoryError
-from drills.store.history import Attempt, History
-from drills.store.paths import atomic_write, display
-from drills.store.records import personal_best
-from drills.store.states import Outcome, Rung
-from grader.catalog import FULL, Target, format_time, load_catalog
-from grader.verdict import Failure, GradeError, GradeResult, TargetResult
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import FULL, Target, format_time, load_catalog
+from autograd_drill.grader.verdict import Failure, GradeError, GradeResult, TargetResult
+from autograd_drill.loop.active import describe_active
+from autograd_drill.loop.clock import Clock
+from autograd_drill.loop.ladder import current_rung, rung_time
+from autograd_drill.store import pending
+from autograd_drill.store.attempt import AttemptInProgress, file_sha256
+from autograd_drill.store.faults import HistoryError
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.paths import atomic_write, display
+from autograd_drill.store.records import personal_best
+from autograd_drill.store.states import Outcome, Rung
 
 if TYPE_CHECKING:
-    from drills.loop.incremental import reused_verdicts
-    from grader.process import Runner, run_in_subprocess
-    from grader.run import grade_file
+    from autograd_drill.grader.process import Runner, run_in_subprocess
+    from autograd_drill.grader.run import grade_file
+    from autograd_drill.loop.incremental import reused_verdicts
 
-GRADING = dict(grade_file="grader.run", run_in_subprocess="grader.process", reused_verdicts="drills.loop.incremental")
+GRADING = dict(
+    grade_file="autograd_drill.grader.run",
+    run_in_subprocess="autograd_drill.grader.process",
+    reused_verdicts="autograd_drill.loop.incremental",
+)
 """What ``check`` grades with, imported on its first use (drill status grades nothing); tests replace them here."""
 
 
@@ -79,7 +83,7 @@ def archive_file(path: Path) -> Path:
 
 def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: Rung | None = Rung.RECALL) -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
-    from drills.loop.stubs import check_rung, stub_for
+    from autograd_drill.loop.stubs import check_rung, stub_for
 
     target_id = load_catalog().resolve(target_id)
     history.writable()
@@ -195,8 +199,8 @@ def check(
     attempt ends only on a grading of every target: when reused verdicts make it pass, the whole
     file is graded again first.
     """
-    from drills.loop.incremental import merge
-    from grader.solution_file import UnreadableFile, read_solution
+    from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+    from autograd_drill.loop.incremental import merge
 
     for name in GRADING.keys() - globals().keys():
         __getattr__(name)

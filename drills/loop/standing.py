@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drills.loop.ladder import Place, place
-from drills.store import records
-from drills.store.history import Attempt, History
-from drills.store.records import DrillRecord, Scoreboard, TargetStats, finished
-from drills.store.schedule import TargetCard, deck, in_order
-from drills.store.states import Rung
-from grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.loop.ladder import Place, place
+from autograd_drill.store import records
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.records import DrillRecord, Scoreboard, TargetStats, finished
+from autograd_drill.store.schedule import TargetCard, deck, in_order
+from autograd_drill.store.states import Rung
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from drills.loop.cloze import (
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.loop.cloze import (
     blanked_argument,
     body_of,
     comments,
@@ -36,9 +37,8 @@ from drills.loop.cloze import (
     note_lines,
     simple_statements,
 )
-from drills.store.states import RUNGS, Rung
-from grader.catalog import load_catalog
-from reference import ENGINE
+from autograd_drill.reference import ENGINE
+from autograd_drill.store.states import RUNGS, Rung
 
 REFERENCE = ENGINE
 

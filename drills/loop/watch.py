@@ -28,20 +28,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from drills.errors import DrillError
-from drills.loop import session
-from drills.loop.clock import Clock
-from drills.loop.diff import compare
-from drills.loop.session import Checked, check, require_active, target_states
-from drills.loop.watch_keys import KEYS, Action
-from drills.loop.watch_state import Early, End, Event, Graded, Job, Keys, Pressed, Saved, WatchState
-from drills.store.faults import HistoryError
-from drills.store.history import Attempt, History
-from drills.store.paths import display
-from grader.catalog import load_catalog
-from grader.process import Cancelled, stopped_with_us
-from grader.verdict import Failure
-from grader.worker import warm_runner
+from autograd_drill.errors import DrillError
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.process import Cancelled, stopped_with_us
+from autograd_drill.grader.verdict import Failure
+from autograd_drill.grader.worker import warm_runner
+from autograd_drill.loop import session
+from autograd_drill.loop.clock import Clock
+from autograd_drill.loop.diff import compare
+from autograd_drill.loop.session import Checked, check, require_active, target_states
+from autograd_drill.loop.watch_keys import KEYS, Action
+from autograd_drill.loop.watch_state import Early, End, Event, Graded, Job, Keys, Pressed, Saved, WatchState
+from autograd_drill.store.faults import HistoryError
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.paths import display
 
 DEBOUNCE_MS = 5
 """How long watchfiles waits for more changes after one before it reports them."""
@@ -358,7 +358,7 @@ class _Watch:
             raise DrillError("no next drill in an interview: its tasks come in its order")
         if self.state.finished is None:
             raise DrillError(NOT_ENDED)
-        from drills.loop.standing import queue, standings
+        from autograd_drill.loop.standing import queue, standings
 
         chosen = queue(standings(self.store, self.clock()))[0].target
         session.start(self.store, chosen, self.state.attempt.file.parent, self.clock, None)

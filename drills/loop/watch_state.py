@@ -9,10 +9,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from drills.loop.diff import Comparison
-from drills.loop.session import Checked, Hints, TargetState
-from drills.store.history import Attempt
-from grader.verdict import Failure
+from autograd_drill.grader.verdict import Failure
+from autograd_drill.loop.diff import Comparison
+from autograd_drill.loop.session import Checked, Hints, TargetState
+from autograd_drill.store.history import Attempt
 
 
 class End(StrEnum):

@@ -7,9 +7,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drills.store.faults import HistoryError
-from drills.store.states import Outcome, Rung
-from grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.grader.solution_file import UnreadableFile, read_solution
+from autograd_drill.store.faults import HistoryError
+from autograd_drill.store.states import Outcome, Rung
 
 EDITED_WHILE_PAUSED = "edited while paused"
 CHANGED_ACROSS_REBOOT = "changed across a reboot"

@@ -34,9 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from drills.store.history import History
-from drills.store.paths import atomic_write
-from drills.store.states import Outcome, Rung
+from autograd_drill.store.history import History
+from autograd_drill.store.paths import atomic_write
+from autograd_drill.store.states import Outcome, Rung
 
 VERSION = 2
 READABLE = (1, 2)

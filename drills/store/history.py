@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from drills.store.attempt import (
+from autograd_drill.store.attempt import (
     CHANGED_ACROSS_REBOOT,
     EDITED_WHILE_PAUSED,
     Attempt,
@@ -22,9 +22,9 @@ from drills.store.attempt import (
     Submission,
     mark,
 )
-from drills.store.faults import HistoryCorrupt, HistoryError, busy_timeout, fault, os_fault
-from drills.store.schema import COLUMNS, SCHEMA, UPGRADE, inspect, migrate
-from drills.store.states import Outcome, Rung, state_of
+from autograd_drill.store.faults import HistoryCorrupt, HistoryError, busy_timeout, fault, os_fault
+from autograd_drill.store.schema import COLUMNS, SCHEMA, UPGRADE, inspect, migrate
+from autograd_drill.store.states import Outcome, Rung, state_of
 
 __all__ = ["COLUMNS", "SCHEMA", "Attempt", "Submission", "History", "HistoryCorrupt", "HistoryError", "open_history"]
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from drills.store.paths import atomic_write
+from autograd_drill.store.paths import atomic_write
 
 
 def places(history: Path) -> tuple[Path, Path]:

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
-from drills.store.history import Attempt, History
-from drills.store.records import Segment, best_segments, finished, regressions, segments, sum_of_best
-from drills.store.states import RUNGS, Outcome, Rung
-from grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.records import Segment, best_segments, finished, regressions, segments, sum_of_best
+from autograd_drill.store.states import RUNGS, Outcome, Rung
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from drills.store.history import Attempt
-from drills.store.states import Rung
-from grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.store.history import Attempt
+from autograd_drill.store.states import Rung
 
 
 def finished(attempts: Iterable[Attempt]) -> list[Attempt]:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from drills.store.export import (
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.store.export import (
     CSV_FIELDS,
     FORMATS,
     OPTIONAL_FIELDS,
@@ -22,9 +23,8 @@ from drills.store.export import (
     Record,
     Submission,
 )
-from drills.store.history import Attempt, History
-from drills.store.states import Outcome, Rung, State, state_of
-from grader.catalog import FULL, load_catalog
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.states import Outcome, Rung, State, state_of
 
 # ---------------------------------------------------------------------------- reading
 

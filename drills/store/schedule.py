@@ -27,10 +27,10 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
-from drills.store.history import Attempt, History
-from drills.store.records import finished, segments
-from drills.store.states import Outcome, Rung
-from grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.store.history import Attempt, History
+from autograd_drill.store.records import finished, segments
+from autograd_drill.store.states import Outcome, Rung
 
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from drills.store.faults import HistoryError
+from autograd_drill.store.faults import HistoryError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (

@@ -13,10 +13,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drills.views.render import hint_text
+from autograd_drill.views.render import hint_text
 
 if TYPE_CHECKING:
-    from drills.views.reviews import ReviewCard
+    from autograd_drill.views.reviews import ReviewCard
 
 
 def hanging(line: str, width: int) -> list[str]:

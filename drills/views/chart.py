@@ -12,8 +12,8 @@ import math
 from datetime import timedelta
 from typing import Any
 
-from drills.store.progress import Progress, Series, day_of, midnight
-from grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.store.progress import Progress, Series, day_of, midnight
 
 COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
 """256-colour codes, one per target in catalog order (the same target, the same colour, in every chart)."""

@@ -14,11 +14,11 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from drills.views.render import ByWidth, next_step
-from drills.views.whole import Whole
+from autograd_drill.views.render import ByWidth, next_step
+from autograd_drill.views.whole import Whole
 
 if TYPE_CHECKING:
-    from drills.loop.diff import Comparison, Reference
+    from autograd_drill.loop.diff import Comparison, Reference
 
 SIDE_BY_SIDE = 100
 """From this many columns on, ``drill diff`` puts yours beside the reference; below, one above the other."""

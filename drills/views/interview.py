@@ -13,19 +13,19 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drills.interview.transcript import verdict
-from drills.loop.watch_keys import Bar, key_bar
-from drills.store.states import PartKind, PartOutcome
-from drills.views.render import counted, due_in, grid, hint_text
-from drills.views.whole import whole
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.interview.transcript import verdict
+from autograd_drill.loop.watch_keys import Bar, key_bar
+from autograd_drill.store.states import PartKind, PartOutcome
+from autograd_drill.views.render import counted, due_in, grid, hint_text
+from autograd_drill.views.whole import whole
 
 if TYPE_CHECKING:
-    from drills.interview.bank import Bank, Question
-    from drills.interview.due import QuestionCard
-    from drills.interview.plan import Plan
-    from drills.interview.store import AnswerRecord, InterviewRecord, PartRecord
-    from drills.loop.session import Hints
+    from autograd_drill.interview.bank import Bank, Question
+    from autograd_drill.interview.due import QuestionCard
+    from autograd_drill.interview.plan import Plan
+    from autograd_drill.interview.store import AnswerRecord, InterviewRecord, PartRecord
+    from autograd_drill.loop.session import Hints
 
 QUESTIONS_SHOWN = 3
 """How many due questions ``drill next`` names."""

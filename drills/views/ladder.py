@@ -10,12 +10,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from drills.store.states import RUNGS, Rung
-from drills.views.render import id_column, next_step
-from grader.catalog import FULL, format_time
+from autograd_drill.grader.catalog import FULL, format_time
+from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.views.render import id_column, next_step
 
 if TYPE_CHECKING:
-    from drills.loop.ladder import Place, RungTime
+    from autograd_drill.loop.ladder import Place, RungTime
 
 WHAT = {
     Rung.COPY: "retype the reference, in view above each blank",

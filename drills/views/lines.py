@@ -10,18 +10,18 @@ from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
-from drills.store.paths import display
-from drills.store.states import Rung
-from drills.views.render import counted, due_in, next_step
-from drills.views.whole import whole, whole_markup
-from grader.catalog import FULL, format_time, listed
+from autograd_drill.grader.catalog import FULL, format_time, listed
+from autograd_drill.store.paths import display
+from autograd_drill.store.states import Rung
+from autograd_drill.views.render import counted, due_in, next_step
+from autograd_drill.views.whole import whole, whole_markup
 
 if TYPE_CHECKING:
-    from drills.loop.recovery import Recovered, Saves
-    from drills.loop.session import Started
-    from drills.store.export import Exported
-    from drills.store.history import Attempt
-    from drills.store.restore import Imported
+    from autograd_drill.loop.recovery import Recovered, Saves
+    from autograd_drill.loop.session import Started
+    from autograd_drill.store.export import Exported
+    from autograd_drill.store.history import Attempt
+    from autograd_drill.store.restore import Imported
 
 
 def started_view(started: Started) -> RenderableType:

@@ -7,9 +7,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from drills.views.render import RowsThenLines, as_text, id_column
-from grader.catalog import format_time, load_catalog
-from grader.packs import Pack
+from autograd_drill.grader.catalog import format_time, load_catalog
+from autograd_drill.grader.packs import Pack
+from autograd_drill.views.render import RowsThenLines, as_text, id_column
 
 
 def packs_table(packs: tuple[Pack, ...], not_loaded: tuple[tuple[str, str], ...]) -> RenderableType:

@@ -12,14 +12,14 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
-from drills.store.states import Rung
-from grader.catalog import FULL, Catalog, Target, format_time
+from autograd_drill.grader.catalog import FULL, Catalog, Target, format_time
+from autograd_drill.store.states import Rung
 
 if TYPE_CHECKING:
-    from drills.loop.session import Hints
-    from drills.store.progress import Streak
-    from drills.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
-    from drills.store.schedule import TargetCard
+    from autograd_drill.loop.session import Hints
+    from autograd_drill.store.progress import Streak
+    from autograd_drill.store.records import DrillRecord, Scoreboard, ScoreRow, TargetStats
+    from autograd_drill.store.schedule import TargetCard
 
 SPARKS = "▁▂▃▄▅▆▇█"
 

@@ -12,24 +12,24 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from drills.loop.watch_keys import Bar, key_bar
-from drills.store.paths import display
-from drills.store.states import Rung
-from drills.views.card import review_card
-from drills.views.render import counted, delta, next_step, reason, scoreboard, t
-from drills.views.whole import Whole
-from drills.views.whole import whole as whole_text
-from grader.catalog import format_time
+from autograd_drill.grader.catalog import format_time
+from autograd_drill.loop.watch_keys import Bar, key_bar
+from autograd_drill.store.paths import display
+from autograd_drill.store.states import Rung
+from autograd_drill.views.card import review_card
+from autograd_drill.views.render import counted, delta, next_step, reason, scoreboard, t
+from autograd_drill.views.whole import Whole
+from autograd_drill.views.whole import whole as whole_text
 
 if TYPE_CHECKING:
-    from drills.loop.diff import Comparison
-    from drills.loop.session import Checked, Hints, TargetState
-    from drills.loop.watch import WatchState
-    from drills.store.history import Attempt
-    from drills.store.records import Scoreboard
-    from drills.store.schedule import TargetCard
-    from drills.views.reviews import ReviewCard
-    from grader.verdict import Failure, GradeResult, TargetResult
+    from autograd_drill.grader.verdict import Failure, GradeResult, TargetResult
+    from autograd_drill.loop.diff import Comparison
+    from autograd_drill.loop.session import Checked, Hints, TargetState
+    from autograd_drill.loop.watch import WatchState
+    from autograd_drill.store.history import Attempt
+    from autograd_drill.store.records import Scoreboard
+    from autograd_drill.store.schedule import TargetCard
+    from autograd_drill.views.reviews import ReviewCard
 
 OUTPUT_LINES = 20
 """How many of the lines a failed test printed are shown under its failure (the first ones)."""
@@ -238,7 +238,7 @@ def watch_row(state: TargetState, clock: str) -> Text:
 
 
 def watch_head(state: WatchState, now: float, target_time: int) -> Text:
-    from drills.loop.watch_state import End  # loaded with the watch; drill grade's report does without
+    from autograd_drill.loop.watch_state import End  # loaded with the watch; drill grade's report does without
 
     head = attempt_head(state.attempt, now, target_time)
     if state.grading:
@@ -304,8 +304,8 @@ def watch_screen(state: WatchState, now: float, target_time: int, footer: bool =
 
 def shown_view(shown: Hints | Comparison) -> RenderableType:
     """What a key of the watch asked for: the hints (h) or the diff (d)."""
-    from drills.loop.session import Hints
-    from drills.views.code import comparison
-    from drills.views.render import hints_view
+    from autograd_drill.loop.session import Hints
+    from autograd_drill.views.code import comparison
+    from autograd_drill.views.render import hints_view
 
     return hints_view(shown) if isinstance(shown, Hints) else comparison(shown)

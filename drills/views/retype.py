@@ -1,5 +1,5 @@
 """Retyping feedback after a copy or cloze pass: where your code differs from the reference's, token by
-token (drills.loop.retype compares; this draws). No logic, no I/O."""
+token (autograd_drill.loop.retype compares; this draws). No logic, no I/O."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from drills.loop.retype import Difference, Retyped, spaced
+from autograd_drill.loop.retype import Difference, Retyped, spaced
 
 IGNORED = "layout, comments and docstrings aside"
 

@@ -13,8 +13,8 @@ Why a small AST mutator of our own rather than mutmut 3 or cosmic-ray: both muta
 a test runner imports and run that runner once per mutant (a fresh interpreter, pytest's start-up
 and the torch oracle each time), they mutate whole modules rather than one catalog target's
 functions, and they do not know that a mutant of ``Tensor.backward`` is graded at three targets.
-Here each mutant is a file graded like a user's solution, by ``grader.run.grade_file`` through a
-warm fork runner (grader.worker, with torch imported before it forks: 0.1-1.5 s a grading), so the
+Here each mutant is a file graded like a user's solution, by ``autograd_drill.grader.run.grade_file`` through a
+warm fork runner (autograd_drill.grader.worker, with torch imported before it forks: 0.1-1.5 s a grading), so the
 whole campaign runs in minutes on two cores.
 
 The operators, each a single change at one AST node (the docstring, comments, annotations and
@@ -57,8 +57,8 @@ machine cannot pass for a hang. An id is ``symbol:line:column:operator``, the li
 symbol's first statement after its docstring: editing a docstring, or another function, moves no
 id of grader/campaign.toml.
 
-    python -m grader.campaign                     # every target; writes grader/campaign-report.md
-    python -m grader.campaign --target unbroadcast --limit 20
-    python -m grader.campaign --list              # the mutants, without grading
-    python -m grader.campaign --check             # exit 1 if a target is below the goal
+    python -m autograd_drill.grader.campaign                     # every target; writes grader/campaign-report.md
+    python -m autograd_drill.grader.campaign --target unbroadcast --limit 20
+    python -m autograd_drill.grader.campaign --list              # the mutants, without grading
+    python -m autograd_drill.grader.campaign --check             # exit 1 if a target is below the goal
 """

@@ -1,4 +1,4 @@
-"""``python -m grader.campaign``: choose the mutants, grade them, write the report."""
+"""``python -m autograd_drill.grader.campaign``: choose the mutants, grade them, write the report."""
 
 from __future__ import annotations
 
@@ -10,17 +10,19 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.campaign.grading import Outcome, run, warm_runner
-from grader.campaign.mutate import REFERENCE, generate, select
-from grader.campaign.report import GOAL, REPORT, ROOT, load_equivalents, report, split_stale, tally
-from grader.catalog import Catalog, UnknownTarget, load_catalog
-from grader.run import Limits, grade_file
+from autograd_drill.grader.campaign.grading import Outcome, run, warm_runner
+from autograd_drill.grader.campaign.mutate import REFERENCE, generate, select
+from autograd_drill.grader.campaign.report import GOAL, REPORT, ROOT, load_equivalents, report, split_stale, tally
+from autograd_drill.grader.catalog import Catalog, UnknownTarget, load_catalog
+from autograd_drill.grader.run import Limits, grade_file
 
 # ------------------------------------------------------------------------------ command line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.campaign", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m autograd_drill.grader.campaign", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument(
         "--target",
         action="append",
@@ -83,7 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcomes = run(mutants, catalog, args.jobs, progress)
     seconds = time.perf_counter() - start
     command = " ".join(
-        ["python -m grader.campaign", *(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))]
+        [
+            "python -m autograd_drill.grader.campaign",
+            *(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        ]
     )
     text = report(outcomes, equivalents, catalog, command, seconds, stale, reference_text)
     args.report.write_text(text, encoding="utf-8")

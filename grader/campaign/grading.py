@@ -13,11 +13,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.campaign.mutate import Mutant
-from grader.catalog import Catalog
-from grader.process import GRADER, Runner, grading_env, run_in_subprocess
-from grader.run import Limits, grade_file
-from grader.verdict import GradeError, TargetResult
+from autograd_drill.grader.campaign.mutate import Mutant
+from autograd_drill.grader.catalog import Catalog
+from autograd_drill.grader.process import GRADER, Runner, grading_env, run_in_subprocess
+from autograd_drill.grader.run import Limits, grade_file
+from autograd_drill.grader.verdict import GradeError, TargetResult
 
 LIMITS = Limits(test_seconds=2.0, check_seconds=60.0, memory_mb=4096)
 """A mutant that loops forever dies in 2 s a test (and then its target's other tests are not run)."""
@@ -45,17 +45,17 @@ WORKER = (
     "    import torch  # noqa: F401\n"
     "except ImportError:\n"
     "    pass\n"
-    "from grader.worker import serve\n"
+    "from autograd_drill.grader.worker import serve\n"
     "serve(sys.stdin, sys.stdout)\n"
 )
-"""grader.worker with torch imported before it forks: a test the recording does not answer asks live
+"""autograd_drill.grader.worker with torch imported before it forks: a test the recording does not answer asks live
 torch, and importing it in every grading (1-2 s) would eat the 2 s a test may take."""
 
 
 def warm_runner() -> tuple[Runner, Callable[[], None]]:
     """The warm fork runner where there is one (Linux), else a fresh interpreter per grading."""
     if sys.platform.startswith("linux") and hasattr(os, "fork"):
-        from grader.worker import WarmRunner
+        from autograd_drill.grader.worker import WarmRunner
 
         class TorchWarmRunner(WarmRunner):
             def start(self) -> None:

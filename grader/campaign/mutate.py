@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.campaign.operators import (
+from autograd_drill.grader.campaign.operators import (
     Step,
     is_docstring,
     later_mutations,
@@ -18,8 +18,8 @@ from grader.campaign.operators import (
     returns_value,
     walk_nodes,
 )
-from grader.catalog import Catalog, find_functions, load_catalog
-from reference import ENGINE
+from autograd_drill.grader.catalog import Catalog, find_functions, load_catalog
+from autograd_drill.reference import ENGINE
 
 REFERENCE = ENGINE
 

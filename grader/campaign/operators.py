@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from grader.catalog import Catalog
+from autograd_drill.grader.catalog import Catalog
 
 Step = tuple[str, int | None]
 """A field of an AST node, and the index in it when the field is a list."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from grader.campaign.grading import Outcome
-from grader.campaign.mutate import Mutant
-from grader.campaign.operators import family
-from grader.catalog import Catalog
+from autograd_drill.grader.campaign.grading import Outcome
+from autograd_drill.grader.campaign.mutate import Mutant
+from autograd_drill.grader.campaign.operators import family
+from autograd_drill.grader.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENTS = ROOT / "grader" / "campaign.toml"
@@ -111,7 +111,7 @@ def tally(outcomes: Sequence[Outcome], equivalents: Sequence[Equivalent], catalo
 @dataclass
 class OperatorTally:
     family: str
-    """An operator family (grader.campaign.operators.family): ``name -> constant``, ``comparison``."""
+    """An operator family (autograd_drill.grader.campaign.operators.family): ``name -> constant``, ``comparison``."""
     mutants: int = 0
     killed: int = 0
     survived: int = 0

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.contract import clause
+from autograd_drill.grader.contract import clause
 
 # ---------------------------------------------------------------------------- the module's contract
 FLOAT64 = "Arrays in and out are float64 NumPy arrays"

@@ -5,7 +5,7 @@ import pytest
 from layers_cases import GRADED, case, cases
 from layers_checks import FLOAT64, INTACT, Layer, check_intact, options, params
 
-from grader.contract import clause
+from autograd_drill.grader.contract import clause
 
 pytestmark = pytest.mark.adam
 

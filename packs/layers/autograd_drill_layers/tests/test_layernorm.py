@@ -4,7 +4,7 @@ import pytest
 from layers_cases import GRADED, case, cases
 from layers_checks import INTACT, SHARED, Layer, check_against_torch, check_intact, params
 
-from grader.contract import clause
+from autograd_drill.grader.contract import clause
 
 pytestmark = pytest.mark.layernorm
 
