@@ -25,6 +25,7 @@ from autograd_drill.grader import batch, notes, shards
 from autograd_drill.grader.blame import Blame
 from autograd_drill.grader.catalog import CATALOG_FILE, Catalog, load_catalog
 from autograd_drill.grader.check import GradeFailure, Grading, TestTimeout
+from autograd_drill.grader.collect import pytest_collect_directory, pytest_pycollect_makemodule  # noqa: F401 - hooks
 from autograd_drill.grader.contract import register_marks
 from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV, Oracle, OracleError, OracleView, make_oracle
 from autograd_drill.grader.output import bounded_output

@@ -26,6 +26,12 @@ from typing import IO, Any, Protocol
 from autograd_drill.grader.reaper import LINUX, kill_attached, reaping
 
 GRADER = Path(__file__).resolve().parent
+PACKAGE = __package__
+"""The grader's import name (``autograd_drill.grader``), whichever folder it is in: a grading imports its
+conftest and its test modules under it (grader/conftest.py), from a clone as from the wheel."""
+IMPORTED_FROM = Path(sys.modules[PACKAGE.partition(".")[0]].__file__ or "").resolve().parents[1]
+"""The folder the package is imported from (site-packages, or the clone): where the grader's own
+interpreters start, so that the folder first on their ``sys.path`` adds no other import name of ours."""
 
 
 TIMED_OUT = -1000

@@ -26,7 +26,7 @@ from typing import Any
 
 from autograd_drill.grader import shards
 from autograd_drill.grader.catalog import Target
-from autograd_drill.grader.process import GRADER, STALLED, TIMED_OUT, Runner, run_in_subprocess
+from autograd_drill.grader.process import GRADER, PACKAGE, STALLED, TIMED_OUT, Runner, run_in_subprocess
 from autograd_drill.grader.suite import Suite
 from autograd_drill.grader.verdict import Failure, GradeError, GradeResult, TargetResult
 
@@ -35,6 +35,8 @@ BASE_ARGS = [
     str(GRADER / "pytest.ini"),
     "--rootdir",
     str(GRADER),
+    # The grader's conftest by its import name, as its test modules are (grader/collect.py): not by path
+    *("--noconftest", "-p", f"{PACKAGE}.conftest"),
     # Built-in plugins a grading never uses, the terminal report included (the verdict travels as
     # --report-json): a warm save saves about 50 ms of a pytest session's set-up.
     *("-p", "no:cacheprovider", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin"),

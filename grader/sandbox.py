@@ -31,7 +31,8 @@ from autograd_drill.grader.check import GradeFailure, TestTimeout
 from autograd_drill.grader.solution_file import UnreadableFile, read_solution
 
 MODULE_NAME = "drill_solution"
-FORBIDDEN = {"torch", "reference", "grader", "drills", "jax", "tensorflow", "autograd", "micrograd", "tinygrad"}
+FORBIDDEN = {"torch", "jax", "tensorflow", "autograd", "micrograd", "tinygrad", "autograd_drill", "reference", "grader"}
+FORBIDDEN.add("drills")  # this package's import name and its folders' names (issue 27): the reference is in it
 """Packages a solution may not use: the drill is to write the gradients, with NumPy only."""
 
 

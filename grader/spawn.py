@@ -44,7 +44,7 @@ from typing import IO, Any
 
 from autograd_drill.grader.forks import standby_key
 from autograd_drill.grader.process import (
-    GRADER,
+    IMPORTED_FROM,
     Cancelled,
     Stalled,
     grading_env,
@@ -71,7 +71,7 @@ def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        cwd=GRADER.parent,
+        cwd=IMPORTED_FROM,
         env=grading_env(),
         text=True,
         **own_group(),

@@ -38,6 +38,7 @@ from typing import IO
 from autograd_drill.grader import forks
 from autograd_drill.grader.process import (
     GRADER,
+    IMPORTED_FROM,
     PARENT_ENV,
     STALLED,
     STOP_SIGNALS,
@@ -89,7 +90,6 @@ def _preload(tests: bool = True) -> None:
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
-    sys.path.insert(0, str(GRADER.parent))
     for module in (
         "autograd_drill.grader.conftest",
         "autograd_drill.grader.compare",
@@ -147,7 +147,7 @@ class WarmRunner:
             [sys.executable, "-m", "autograd_drill.grader.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            cwd=GRADER.parent,
+            cwd=IMPORTED_FROM,
             env=grading_env(),
             text=True,
             start_new_session=True,  # a Ctrl-C in the terminal is for drill watch, which then stops the worker

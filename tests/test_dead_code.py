@@ -26,6 +26,7 @@ KEPT = {
     "drills/loop/clock.py:MockClock.set_wall": "MockClock's: the user setting the wall clock",
     "drills/loop/clock.py:MockClock.suspend": "MockClock's: a laptop suspended",
     "drills/loop/clock.py:MockClock.reboot": "MockClock's: a reboot",
+    "grader/collect.py:GraderModule._getobj": "pytest calls it: a Module's object, its test module",
     "grader/sandbox.py:ForbiddenImports.find_spec": "importlib calls it: the finder protocol of sys.meta_path",
     "grader/spare.py:Inbox.find_spec": "importlib calls it: a warm-up held pauses at each import (sys.meta_path)",
     "reference/engine.py:Tensor.zero_grad": "a helper every stub keeps filled in (docs/contract.md)",
