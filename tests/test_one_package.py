@@ -124,6 +124,7 @@ def test_the_wheel_installs_autograd_drill_alone_with_its_data(tmp_path):
     with zipfile.ZipFile(tmp_path / "dist" / done.stdout.split()[-1]) as wheel:
         names = wheel.namelist()
         entry_points = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
+        metadata = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
     assert {n.split("/")[0] for n in names} == {"autograd_drill", "autograd_drill-0.1.0.dist-info"}
     for wanted in (
         "autograd_drill/__main__.py",
@@ -140,6 +141,8 @@ def test_the_wheel_installs_autograd_drill_alone_with_its_data(tmp_path):
         assert wanted in names, f"the wheel lacks {wanted}"
     assert not [n for n in names if "campaign" in n], "the campaign is the maintainers' (it runs from a clone)"
     assert "drill = autograd_drill.entry:main" in entry_points
+    # the long description an index page shows: docs/pypi.md (tests/test_long_description.py)
+    assert "## Quickstart" in metadata and "scoreboard.svg" not in metadata and "](docs/" not in metadata
 
 
 PROBE = """
