@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV
+from autograd_drill.grader.process import IMPORTED_FROM, PACKAGE
 
 GRADER = Path(__file__).resolve().parent
 
@@ -46,6 +47,7 @@ def record(path: Path, tests: Path = GRADER, catalog: Path | None = None, refere
         str(tests.resolve()),
         *pack_options(catalog, reference),
         "-q",
+        *("--noconftest", "-p", f"{PACKAGE}.conftest"),  # by its import name, as a grading does (grader/collect.py)
         "-p",
         "no:cacheprovider",
         "--oracle",
@@ -53,7 +55,7 @@ def record(path: Path, tests: Path = GRADER, catalog: Path | None = None, refere
         "--oracle-file",
         str(path.resolve()),
     ]
-    return subprocess.run(command, cwd=GRADER.parent, env={**os.environ, RECORDING_ENV: "1"}).returncode
+    return subprocess.run(command, cwd=IMPORTED_FROM, env={**os.environ, RECORDING_ENV: "1"}).returncode
 
 
 def differences(recorded: Path, fresh: Path) -> list[str]:
