@@ -153,29 +153,42 @@ def pytest_sessionfinish(session):
 """
 
 
+def modules_imported_by(pytest_args: list[str], cwd: Path, tmp_path: Path) -> list[str]:
+    """The modules a ``python -m pytest`` session with ``pytest_args`` has imported when it ends."""
+    (tmp_path / "drill_probe.py").write_text(PROBE, encoding="utf-8")
+    env = {"DRILL_PROBE": str(tmp_path / "modules.json"), "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *pytest_args, "-p", "drill_probe"],
+        cwd=cwd, capture_output=True, text=True, timeout=600,
+        env={**os.environ, **env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads((tmp_path / "modules.json").read_text(encoding="utf-8"))
+
+
 def test_a_grading_imports_the_grader_once_under_its_import_names(tmp_path):
     """From this clone, pytest would name grader/test_x.py ``grader.test_x`` (and import grader/ as a
     package ``grader``, its conftest.py as ``grader`` dot ``conftest``): copies of what the warm worker imports as
     ``autograd_drill.grader...``. A grading's session imports each under its import name alone."""
-    (tmp_path / "drill_probe.py").write_text(PROBE, encoding="utf-8")
     unbroadcast = [t for t in load_catalog().every if t.id == "unbroadcast"]
     args = pytest_args(ENGINE, unbroadcast, tmp_path / "report.jsonl", oracle="replay")
-    env = {
-        "DRILL_PROBE": str(tmp_path / "modules.json"),
-        "PYTHONPATH": str(tmp_path),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-p", "drill_probe"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600, env={**os.environ, **env},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    modules = json.loads((tmp_path / "modules.json").read_text(encoding="utf-8"))
+    modules = modules_imported_by(args, tmp_path, tmp_path)
     assert not [m for m in modules if OLD_NAME.match(m)], [m for m in modules if OLD_NAME.match(m)]
     assert {"autograd_drill.grader.conftest", "autograd_drill.grader.test_unbroadcast"} <= set(modules)
     events = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(next(e["tests"] for e in events if e["event"] == "collected")) == 18
     assert events[-1]["event"] == "finished" and not [e for e in events if e.get("outcome") == "failed"]
+
+
+def test_the_grader_run_on_its_own_from_the_clone_imports_each_test_module_once(tmp_path):
+    """``python -m pytest grader --impl FILE`` from the clone's root (the README's way, tests/support.py's):
+    pytest loads the conftest by path there (as ``grader`` dot ``conftest``, the one copy in that process), and
+    its hooks import the test modules by name."""
+    args = ["grader", "-q", "--impl", str(ENGINE), "--oracle", "replay", "-m", "unbroadcast"]
+    modules = set(modules_imported_by(args, ROOT, tmp_path))
+    assert "autograd_drill.grader.test_unbroadcast" in modules
+    assert not [m for m in modules if OLD_NAME.match(m) and m.split(".") not in (["grader"], ["grader", "conftest"])]
+    assert "autograd_drill.grader.conftest" not in modules
 
 
 def test_python_m_runs_the_package_and_the_folder_name_says_what_to_run(tmp_path):
