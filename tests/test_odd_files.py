@@ -57,13 +57,28 @@ def make_odd(path: Path, kind: str) -> str:
 KINDS = ["fifo", "directory", "loop", "zero", "urandom", "big"]
 
 
+MEASURED = """
+import os, subprocess, sys
+proc = subprocess.Popen([sys.executable, "-m", "autograd_drill", *sys.argv[2:]])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+"""``drill ARGS`` started by a small interpreter that writes the peak memory of ``drill`` (kB on Linux) to
+a file. Measured from the test's own process, the peak would be the test process's: a child started by
+vfork (as subprocess does) takes the peak of the memory it shares until its exec, so a test process that
+had imported torch (over 300 MB) made every peak measured here over 300 MB."""
+
+
 def run_bounded(args: list[str]) -> tuple[int, str, str, float, float]:
-    """``drill ARGS`` in a child: its status, stdout, stderr, seconds and peak memory (MB, its own:
-    ``wait4``'s, not the largest of every child this test process ever had)."""
+    """``drill ARGS`` in a child: its status, stdout, stderr, seconds and peak memory (MB, its own, as
+    ``MEASURED`` reads it: not the test process's, nor the largest of every child it ever had)."""
     began = time.monotonic()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        peak_file = Path(tmp) / "peak"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "autograd_drill", *args],
+            [sys.executable, "-c", MEASURED, str(peak_file), *args],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -71,20 +86,16 @@ def run_bounded(args: list[str]) -> tuple[int, str, str, float, float]:
             start_new_session=True,
             env={**os.environ, "COLUMNS": "500"},  # one line is one line, however long the tmp path
         )
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - began > 2 * BOUND:
-                os.killpg(proc.pid, 9)
-                os.wait4(proc.pid, 0)
-                pytest.fail(f"drill {' '.join(args)} hung on an odd file")
-            time.sleep(0.05)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it
+        try:
+            proc.wait(timeout=2 * BOUND)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            pytest.fail(f"drill {' '.join(args)} hung on an odd file")
         seconds = time.monotonic() - began
         out.seek(0)
         err.seek(0)
-        return proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024  # kB on Linux
+        return proc.returncode, out.read(), err.read(), seconds, int(peak_file.read_text()) / 1024
 
 
 def assert_one_line_error(status: int, out: str, err: str, seconds: float, says: str) -> None:
