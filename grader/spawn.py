@@ -15,7 +15,7 @@ this one (``{"standby": ...}``), in the background. The interpreter's side: grad
 Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
 about half of it, are read last and only while nothing has been asked: ``Filling``), more than a
 user's pause between a verdict and the next save, and on a busy machine several times that: so
-``SPARES`` interpreters warm at once, and a save takes the one that started first of those standing
+``SPARES`` interpreters (``$DRILL_SPARES``) warm at once, and a save takes the one that started first of those standing
 by for its selection (of those warm, if any: each says "ready" when it is), which has been warming
 since a few gradings earlier. The next is started as soon as a grading ends (in the background:
 starting a process takes a few milliseconds the verdict need not wait for); while a grading runs,
@@ -33,6 +33,7 @@ their stdin ends.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,17 @@ SPARES = 3
 """Interpreters kept warming for the next gradings (about 65 MB each, idle once warm): three saves
 in a row, each 0.3 s after the last verdict, each find one warm on a loaded 2-core machine (with two,
 the third waits for its warm-up: 1.3 to 1.5 times the fork worker there, benchmarks/bench.py)."""
+
+SPARES_ENV = "DRILL_SPARES"
+"""How many interpreters to keep warming instead of ``SPARES`` (a whole number, 0 or more; 0: each
+grading starts its own, as ``drill check``'s): fewer spare memory and a warm-up's CPU each, for a
+slower save in a row. The tool's own test suite sets 1 (tests/conftest.py)."""
+
+
+def spares() -> int:
+    """The interpreters a runner keeps warming: ``$DRILL_SPARES`` if it is a whole number, else ``SPARES``."""
+    value = os.environ.get(SPARES_ENV, "").strip()
+    return int(value) if value.isdigit() else SPARES
 
 
 def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
@@ -141,7 +153,7 @@ class _Spare:
 
 class SpawnRunner:
     """A Runner for platforms that must not fork after importing NumPy: each grading runs in an
-    interpreter started ahead of time (``serve_once``), ``SPARES`` of which warm up, and stand by for
+    interpreter started ahead of time (``serve_once``), ``spares()`` of which warm up, and stand by for
     the selection graded last, while the user types; a grading takes the first started of those
     standing by for its selection and warm, else of those warm, else of those standing by for it."""
 
@@ -173,7 +185,7 @@ class SpawnRunner:
 
     def warm_up(self) -> None:
         """Tell the spares standing by for another selection to stand by for the last one, and start
-        interpreters until ``SPARES`` are warming up (none once closed)."""
+        interpreters until ``spares()`` are warming up (none once closed)."""
         with self.spares_lock:
             if self.closed:
                 return
@@ -181,7 +193,8 @@ class SpawnRunner:
                 if self.selection is not None and spare.key != self.selection:
                     if spare.tell({"standby": list(self.selection)}):
                         spare.key, spare.told = self.selection, spare.told + 1
-            while len(self.spares) < SPARES:
+            wanted = spares()
+            while len(self.spares) < wanted:
                 self.spares.append(self._spawn())
 
     def _take(self, key: Key) -> _Spare:

@@ -22,6 +22,7 @@ from autograd_drill.grader import spawn, worker
 from autograd_drill.grader.contract import register_marks
 from autograd_drill.grader.oracle import RECORDING
 from autograd_drill.grader.process import Runner
+from autograd_drill.grader.spawn import SPARES_ENV
 from autograd_drill.grader.verdict import GradeResult, TargetResult
 from autograd_drill.interview import store as interview_store
 from autograd_drill.loop import session
@@ -30,12 +31,27 @@ from autograd_drill.store import faults
 from autograd_drill.store.history import History
 from autograd_drill.store.paths import history_path
 from tests.loop import FakeGrader
-from tests.support import CATALOG, REFERENCE, T0, digest_of, once_per_run, run_drill, use_consoles, without_torch
+from tests.support import (
+    CATALOG,
+    REFERENCE,
+    T0,
+    collect_tests,
+    digest_of,
+    once_per_run,
+    run_drill,
+    use_consoles,
+    without_torch,
+)
 
 GRADING_LIMITS = {"DRILL_TEST_TIMEOUT": "60", "DRILL_CHECK_TIMEOUT": "600"}
 """The limits of every grading a test starts (in process, in the warm worker, in a child ``drill``):
 ones a loaded machine cannot reach, where the product's (5 s a test, 120 s a check) were reached at a
 load of 10 and failed tests that were not about them. A test about a limit sets its own."""
+
+SUITE_KNOBS = {SPARES_ENV: "1"}
+"""What the suite's gradings do ahead of time that only the tests of it look at: one interpreter kept
+warming for the next save where the tool does not fork (grader/spawn.py), not three (each about 0.5
+CPU-s to warm up). The tests of spares (tests/test_spawn.py, tests/test_spawn_standby.py) set their own."""
 
 
 BYTECODE = Path(tempfile.gettempdir()) / f"drill-tests-bytecode-{os.getuid() if hasattr(os, 'getuid') else 0}"
@@ -50,11 +66,12 @@ at every grading (grader/sandbox.py), never from this cache."""
 def pytest_configure(config: pytest.Config) -> None:
     """Python's bytecode is cached (BYTECODE), for the xdist workers and every child: this runs in
     the controller before the workers start. Every test process (xdist's workers included) grades
-    with GRADING_LIMITS; and the ``drill`` it
+    with GRADING_LIMITS and SUITE_KNOBS; and the ``drill`` it
     starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
     os.environ.update(GRADING_LIMITS)
+    os.environ.update(SUITE_KNOBS)
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
@@ -188,6 +205,15 @@ def reference_verdict(run_folder: Path) -> dict[str, object]:
         return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
 
     return once_per_run(run_folder, key, grade)
+
+
+@pytest.fixture(scope="session")
+def unbroadcast_tests(run_folder: Path) -> tuple[str, ...]:
+    """unbroadcast's grader tests as the oracle names them (``collect_tests``: a collection in a child),
+    collected once per run of the suite and shared by pytest-xdist's workers (each collected them
+    for itself at import, for test_lifecycle's and test_robustness's counts)."""
+    collected = once_per_run(run_folder, "collected-unbroadcast", lambda: {"tests": collect_tests("unbroadcast")})
+    return tuple(str(name) for name in collected["tests"])  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 - where things are: ROOT, REFERENCE (and its source), CATALOG, BANK, the MockClock's T0;
 - ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
-  runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``count_tests``);
+  runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``collect_tests``);
 - rich consoles of a known size for autograd_drill.cli to print to (``console``, ``use_consoles``), views as
   text (``drawn``, ``shown``), the human report of a --json verdict (``human_report``), a one-line
   refusal (``one_line_error``);
@@ -217,11 +217,6 @@ def collect_tests(marker: str) -> tuple[str, ...]:
     collected once per process."""
     proc = run_grader("--collect-only", "-q", "-m", marker)
     return tuple(line.removeprefix("grader/") for line in proc.stdout.splitlines() if "::" in line)
-
-
-def count_tests(marker: str) -> int:
-    """How many grader tests a target has (``-m MARKER``), collected once per process."""
-    return len(collect_tests(marker))
 
 
 # ---------------------------------------------------------------------------- correct engines in other styles

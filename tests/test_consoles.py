@@ -8,8 +8,10 @@ cannot hold is written as an ASCII look-alike (drills/ascii_fallback.py).
 
 A user's whole session (35 commands) runs in one child interpreter that calls drill's entry point
 (``autograd_drill.entry.main``, what ``python -m autograd_drill`` runs) once per command on the same cp1252 pipes,
-as a shell would run them one after the other; its gradings start their own processes as ever. The
-other tests here start one ``python -m autograd_drill`` per command.
+as a shell would run them one after the other; its gradings start their own processes as ever. It
+runs once per run of the suite, and two tests read it: that no command fails, and that what cp1252
+lacks (the chart's, the card's and the verdict's marks) is printed as ASCII. The other tests here
+start one ``python -m autograd_drill`` per command.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pytest
 
 from autograd_drill.ascii_fallback import ONE, ascii_for
 from autograd_drill.views.chart import ASSISTED, GAVE_UP, MARKERS
-from tests.support import REFERENCE, ROOT, active, drill, said
+from tests.support import REFERENCE, ROOT, active, drill, once_per_run, said
 
 CP1252 = {"PYTHONIOENCODING": "cp1252", "COLUMNS": "100"}
 
@@ -48,13 +50,13 @@ def said_cp1252(proc: subprocess.CompletedProcess[bytes]) -> str:
 # ---------------------------------------------------------------------------- every command
 
 
-def _session(tmp_path: Path) -> list[tuple[tuple[str, ...], int]]:
+def _session(folder: Path) -> list[tuple[tuple[str, ...], int]]:
     """A user's session, in order: each command and its exit status. A given-up attempt and an
     attempt in progress with a failing file give the tables, charts, diffs and reports something
     to draw (their marks, boxes, ✓ and ✗ are what cp1252 lacks)."""
-    failing = tmp_path / "failing.py"
+    failing = folder / "failing.py"
     failing.write_text(REFERENCE.read_text(encoding="utf-8").replace("keepdims=True", "keepdims=False"))
-    exported = tmp_path / "history.json"
+    exported = folder / "history.json"
     return [
         (("--help",), 0),
         (("grade", "--help"), 0),
@@ -63,11 +65,13 @@ def _session(tmp_path: Path) -> list[tuple[tuple[str, ...], int]]:
         (("ladder",), 0),
         (("next",), 0),
         (("review", "softmax"), 0),
+        (("review", "unbroadcast"), 0),
         (("show", "unbroadcast"), 0),
         (("start", "unbroadcast"), 0),
         (("hint",), 0),
         (("status",), 0),
         (("give-up",), 0),
+        (("chart", "unbroadcast"), 0),
         (("diff",), 0),
         (("start", "unbroadcast"), 0),
         (("write", "failing"), 0),
@@ -86,6 +90,7 @@ def _session(tmp_path: Path) -> list[tuple[tuple[str, ...], int]]:
         (("interview", "--plan"), 0),
         (("interview", "--list"), 0),
         (("grade", str(REFERENCE), "-t", "unbroadcast"), 0),
+        (("grade", str(REFERENCE), "-t", "unbroadcast", "--json"), 0),
         (("grade", str(failing), "-t", "unbroadcast"), 1),
         (("grade", str(failing), "-t", "unbroadcast", "--json"), 1),
         (("abandon",), 0),
@@ -123,47 +128,80 @@ for args in json.loads(sys.argv[1]):
 """Runs each command of argv[1] (a JSON list) through drill's entry point, one after the other."""
 
 
-def test_every_command_writes_cp1252_to_a_pipe(tmp_path):
-    session = _session(tmp_path)
-    steps = [
-        ["write", str(tmp_path / "failing.py"), str(tmp_path / "solutions" / "unbroadcast.py")]
-        if args == ("write", "failing")
-        else list(args)
-        for args, _ in session
-    ]
-    proc = subprocess.run(
-        [sys.executable, "-c", SESSION, json.dumps(steps)],
-        cwd=ROOT,
-        env={**os.environ, **CP1252},
-        input=b"",
-        capture_output=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, said_cp1252(proc)
-    outs = proc.stdout.decode("cp1252").split(END)
-    errs = proc.stderr.decode("cp1252").split(END)
-    ran = [(args, code) for args, code in session if args != ("write", "failing")]
-    assert len(outs) == len(errs) == len(ran) + 1, said_cp1252(proc)[-3000:]
+@pytest.fixture
+def cp1252_session(run_folder: Path) -> dict[str, object]:
+    """The session (``_session``) run once per run of the suite, in a data folder of its own: the
+    commands, the interpreter's exit status, and its stdout and stderr (bytes kept as latin-1 text,
+    read back as cp1252 by the tests). Both tests below read it: the second looks at what four of
+    its commands printed, which it ran in children of its own before."""
+
+    def make() -> dict[str, object]:
+        folder = run_folder / "cp1252-session"
+        folder.mkdir(parents=True, exist_ok=True)
+        session = _session(folder)
+        steps = [
+            ["write", str(folder / "failing.py"), str(folder / "solutions" / "unbroadcast.py")]
+            if args == ("write", "failing")
+            else list(args)
+            for args, _ in session
+        ]
+        home = {"DRILL_HOME": str(folder / "drill-home"), "DRILL_WORKSPACE": str(folder / "solutions")}
+        proc = subprocess.run(
+            [sys.executable, "-c", SESSION, json.dumps(steps)],
+            cwd=ROOT,
+            env={**os.environ, **CP1252, **home},
+            input=b"",
+            capture_output=True,
+            timeout=600,
+        )
+        ran = [[list(args), code] for args, code in session if args != ("write", "failing")]
+        out, err = proc.stdout.decode("latin-1"), proc.stderr.decode("latin-1")
+        return {"returncode": proc.returncode, "ran": ran, "stdout": out, "stderr": err}
+
+    return once_per_run(run_folder, "cp1252-session", make)
+
+
+def _outputs(session: dict[str, object]) -> tuple[str, list[tuple[tuple[str, ...], int, str, str]]]:
+    """Everything the session printed (read as cp1252: every byte of it must be), and for each
+    command its arguments, its expected status, the status it gave and what it printed."""
+    out = str(session["stdout"]).encode("latin-1").decode("cp1252")
+    err = str(session["stderr"]).encode("latin-1").decode("cp1252")
+    outs, errs = out.split(END), err.split(END)
+    ran = [(tuple(args), code) for args, code in session["ran"]]  # type: ignore[attr-defined]
+    assert len(outs) == len(errs) == len(ran) + 1, (out + err)[-3000:]
+    commands = []
     for i, (args, code) in enumerate(ran):  # outs[i + 1] starts with command i's status, then command i + 1's output
         status = outs[i + 1].partition("\n")[0]
         shown = (outs[i] if i == 0 else outs[i].partition("\n")[2]) + errs[i].removeprefix("\n")
+        commands.append((args, code, status, shown))
+    return out + err, commands
+
+
+def test_every_command_writes_cp1252_to_a_pipe(cp1252_session):
+    everything, commands = _outputs(cp1252_session)
+    assert cp1252_session["returncode"] == 0, everything
+    for args, code, status, shown in commands:
         assert "Traceback" not in shown and "UnicodeEncodeError" not in shown, f"drill {' '.join(args)}:\n{shown}"
         assert status == str(code), f"drill {' '.join(args)} exited {status}:\n{shown}"
 
 
-def test_what_cp1252_lacks_reads_as_ascii(tmp_path):
-    """The report's ✓/✗, the chart's markers and frame, the card's x̄: each an ASCII stand-in, not ``?``."""
-    drill("start", "unbroadcast")
-    drill("give-up")
-    chart = said_cp1252(run_cp1252("chart", "unbroadcast"))
+def test_what_cp1252_lacks_reads_as_ascii(cp1252_session):
+    """The report's ✓/✗, the chart's markers and frame, the card's x̄: each an ASCII stand-in, not ``?``
+    (what the session's commands printed on cp1252: the chart of a given-up attempt, the card, the
+    reference's verdict and its JSON; the card once more in UTF-8, to count its own question marks)."""
+    _, commands = _outputs(cp1252_session)
+    shown: dict[tuple[str, ...], str] = {}
+    for args, _, _, text in commands:
+        shown.setdefault(args, text)  # a command's first run: the chart before the second attempt
+    chart = shown["chart", "unbroadcast"]
     assert "x gave up" in chart and "+---" in chart and "?" not in chart
-    card = said_cp1252(run_cp1252("review", "unbroadcast"))
+    card = shown["review", "unbroadcast"]
     in_utf8 = run_cp1252("review", "unbroadcast", env={"PYTHONIOENCODING": "utf-8"}).stdout.decode("utf-8")
     assert "x_bar" in card and "x̄" in in_utf8 and card.count("?") == in_utf8.count("?")  # its questions only
-    graded = said_cp1252(run_cp1252("grade", str(REFERENCE), "-t", "unbroadcast"))
+    graded = shown["grade", str(REFERENCE), "-t", "unbroadcast"]
     assert " v unbroadcast" in graded
-    as_json = run_cp1252("grade", str(REFERENCE), "-t", "unbroadcast", "--json")
-    assert json.loads(as_json.stdout)["passed"] is True
+    as_json = shown["grade", str(REFERENCE), "-t", "unbroadcast", "--json"]
+    assert json.loads(as_json)["passed"] is True
 
 
 def test_the_ascii_stand_ins_keep_a_chart_a_chart():

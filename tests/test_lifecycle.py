@@ -35,9 +35,8 @@ from tests.processes import (
     wait_until,
 )
 from tests.support import REFERENCE_SOURCE as SOURCE
-from tests.support import count_tests, human_report, run_drill, spawn_drill
+from tests.support import human_report, run_drill, spawn_drill
 
-N = count_tests("unbroadcast")
 """The unbroadcast target's tests."""
 
 
@@ -74,7 +73,7 @@ def test_ending_drill_grade_ends_its_grading(how, tmp_path):
     assert proc.returncode == {signal.SIGKILL: -9, signal.SIGTERM: -15, signal.SIGINT: 130}[how]
 
 
-def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path):
+def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path, unbroadcast_tests):
     solution = tmp_path / "solution.py"
     solution.write_text(LEAVES_A_THREAD)
     began = time.monotonic()
@@ -89,7 +88,7 @@ def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path):
     # The report a person reads, from the same grading (drill watch prints it from a real child below,
     # test_drill_watch_shows_the_thread_note_and_finishes).
     text = human_report(data)
-    assert f"{N} tests passed" in text
+    assert f"{len(unbroadcast_tests)} tests passed" in text
     assert f"note: your code left {CALLS} threads running (sleeper, sleeper, sleeper and {CALLS - 3} more)" in text
     assert "they were stopped when the tests finished" in text
 
@@ -175,14 +174,14 @@ def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
         assert proc.returncode == -how
 
 
-def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path):
+def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path, unbroadcast_tests):
     start_drill(tmp_path, LEAVES_A_THREAD)
     began = time.monotonic()
     watched = run_drill("watch", timeout=120)
     assert time.monotonic() - began < 60
     assert watched.returncode == 0, watched.stdout + watched.stderr
     text = " ".join(watched.stdout.split())
-    assert f"note: your code left {CALLS} threads running" in text and f"{N} tests passed" in text
+    assert f"note: your code left {CALLS} threads running" in text and f"{len(unbroadcast_tests)} tests passed" in text
 
 
 # ---------------------------------------------------------------------------- the parts

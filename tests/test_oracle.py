@@ -14,7 +14,7 @@ import pytest
 from autograd_drill.grader import record
 from autograd_drill.grader.oracle import RECORDING, OracleError, ReplayOracle, digest
 from autograd_drill.grader.record import differences
-from tests.support import CATALOG, GRADER_TEST_LIMIT, ROOT, collect_tests, run_grader, without_torch
+from tests.support import CATALOG, GRADER_TEST_LIMIT, ROOT, run_grader, without_torch
 
 
 @functools.cache
@@ -78,7 +78,9 @@ def test_unreadable_recording_is_a_clear_error(tmp_path):
         ReplayOracle(path)
 
 
-def test_live_torch_agrees_with_the_shipped_recording_and_its_recording_replays_without_torch(tmp_path, no_torch):
+def test_live_torch_agrees_with_the_shipped_recording_and_its_recording_replays_without_torch(
+    tmp_path, no_torch, unbroadcast_tests
+):
     """One run of the whole suite with live torch (``python -m autograd_drill.grader.record``, as a maintainer runs it)
     serves both the drift check and the record/replay round trip: torch is imported once, not twice.
     What ``--check`` prints is tested below, in process, on recordings that differ on purpose."""
@@ -94,7 +96,7 @@ def test_live_torch_agrees_with_the_shipped_recording_and_its_recording_replays_
     assert differences(RECORDING, live) == []
     # The round trip: every unbroadcast test but one asks (a batch of generated cases asks many times),
     # and the target replays from the fresh recording with torch unimportable.
-    tests = set(collect_tests("unbroadcast"))  # collected once per test process (tests/support.py)
+    tests = set(unbroadcast_tests)  # collected once per run (tests/conftest.py)
     with np.load(live) as store:
         asked = len([k for k in store.files if k.endswith("|digest") and k.partition("#")[0] in tests])
     assert asked > len(tests) > 10
@@ -110,6 +112,7 @@ def save(path, **arrays) -> None:
     ("fresh", "status", "said"),
     [
         ({"k#0_digest": "d", "k#0_out": 1.0}, 0, ["the recording {file} matches live torch"]),
+        ({"k#0_digest": "d", "k#0_out": 1.0 + 1e-15}, 0, ["the recording {file} matches live torch"]),
         (
             {"k#0_digest": "d", "k#0_out": 2.0, "k#1_digest": "e"},
             1,
@@ -121,7 +124,7 @@ def save(path, **arrays) -> None:
         ),
         (None, 1, ["the reference failed its own grader with live torch (pytest exit 1)"]),
     ],
-    ids=["matches", "differs", "reference-fails"],
+    ids=["matches", "within-rounding", "differs", "reference-fails"],
 )
 def test_record_check_says_whether_the_recording_matches(tmp_path, monkeypatch, capsys, fresh, status, said):
     """``python -m autograd_drill.grader.record --check``'s verdicts, with what live torch answers stood in for by ``fresh``."""

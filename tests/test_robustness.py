@@ -27,14 +27,12 @@ from autograd_drill.loop.stubs import stub_for
 from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
-    count_tests,
     drill,
     human_report,
     run_drill,
     spawn_drill,
 )
 
-N = count_tests("unbroadcast")
 """The unbroadcast target's tests: one call of the user's unbroadcast each."""
 
 EXP_BODY = '        out = Tensor(np.exp(self.data), _children=(self,), _op="exp")\n'
@@ -123,7 +121,7 @@ CASES = [
         "prints-10-mb-per-test",
         in_unbroadcast("print('x' * 10_000_000)"),
         "unbroadcast",
-        (f"{N} tests passed",),
+        ("{n} tests passed",),
         passes=True,
         process=True,
     ),
@@ -151,7 +149,7 @@ CASES = [
         "mutates-its-inputs",
         MUTATES,
         "unbroadcast",
-        (f"1 of {N} tests failed", "not in place"),
+        ("1 of {n} tests failed", "not in place"),
     ),
     Case("empty-file", "", "unbroadcast", ("is empty",)),
     Case(
@@ -194,7 +192,7 @@ def warm_drill_grade(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path, request):
+def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path, request, unbroadcast_tests):
     """One `drill grade --json` per case (a real one where the case is about the grading process, see
     above): its exit status and JSON object, then the report a person reads, drawn from that object
     (as `drill status` draws it from the history)."""
@@ -213,7 +211,8 @@ def test_grade_gives_a_verdict_that_names_the_cause(case, tmp_path, request):
     verdict = json.loads(stdout)  # the JSON object, in every case
     assert verdict["passed"] is case.passes and list(verdict["targets"]) == [case.target]
     text = human_report(verdict)
-    for phrase in (p.replace("{file}", str(path)) for p in case.says):
+    n = str(len(unbroadcast_tests))  # {n}: how many tests unbroadcast has
+    for phrase in (p.replace("{file}", str(path)).replace("{n}", n) for p in case.says):
         assert phrase in text, f"{phrase!r} not in:\n{text}"
 
 

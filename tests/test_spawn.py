@@ -40,7 +40,26 @@ def _interpreters() -> set[int]:
     return found
 
 
-def test_a_save_soon_after_a_verdict_takes_an_interpreter_started_a_grading_earlier(tmp_path):
+@pytest.mark.parametrize(("value", "kept"), [(None, SPARES), ("2", 2), (" 0 ", 0), ("many", SPARES), ("-1", SPARES)])
+def test_drill_spares_sets_how_many_interpreters_warm(value, kept, monkeypatch):
+    """``$DRILL_SPARES``: a whole number of spares (0: none), else the ``SPARES`` shipped; a runner
+    starts that many (none for 0), and ends them with it."""
+    if value is None:
+        monkeypatch.delenv(grader_spawn.SPARES_ENV, raising=False)
+    else:
+        monkeypatch.setenv(grader_spawn.SPARES_ENV, value)
+    assert grader_spawn.spares() == kept
+    if kept > 1:
+        return  # started only where it costs one warm-up at most
+    runner = SpawnRunner()
+    try:
+        runner.warm_up()
+        assert len(runner.spares) == kept
+    finally:
+        runner.close()
+
+
+def test_a_save_soon_after_a_verdict_takes_an_interpreter_started_a_grading_earlier(tmp_path, monkeypatch):
     """Warming an interpreter up (Python, NumPy, pytest, the recorded answers) takes longer than a
     user's pause between a verdict and the next save. So the interpreter that grades a save was
     started before the grading before it began, not at its end: it had that grading and two pauses
@@ -50,6 +69,7 @@ def test_a_save_soon_after_a_verdict_takes_an_interpreter_started_a_grading_earl
         f"{REFERENCE_SOURCE}\nimport os as _os\nopen({str(pids)!r}, 'a').write(f'{{_os.getpid()}}\\n')\n"
     )
     unbroadcast = [CATALOG.get("unbroadcast")]
+    monkeypatch.delenv(grader_spawn.SPARES_ENV, raising=False)  # the spares shipped, not the suite's one
     runner = SpawnRunner()
     try:
         assert grade_file(solution, unbroadcast, runner=runner).passed
@@ -81,7 +101,7 @@ def test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker(tmp_path
             engines[mutant.target] = path
     assert set(engines) == set(CORE)
     assert isinstance(warm_runner, WarmRunner)
-    monkeypatch.setattr(grader_spawn, "SPARES", 1)
+    monkeypatch.setenv(grader_spawn.SPARES_ENV, "1")
     spawn = SpawnRunner()
     try:
         for target, path in engines.items():

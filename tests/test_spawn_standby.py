@@ -43,11 +43,11 @@ class Watched:
 
 
 def all_standing(runner: SpawnRunner, target: str) -> bool:
-    """Every spare warm (``SPARES`` of them, as the test set it), and standing by for a selection of
+    """Every spare warm (``spares()`` of them, as the test set it), and standing by for a selection of
     ``target``'s tests."""
     spares = list(runner.spares)
     marker = CATALOG.get(target).marker
-    return len(spares) == spawn.SPARES and all(s.ready and s.key is not None and s.key[-1] == marker for s in spares)
+    return len(spares) == spawn.spares() and all(s.ready and s.key is not None and s.key[-1] == marker for s in spares)
 
 
 @pytest.fixture
@@ -67,9 +67,10 @@ def engine(tmp_path: Path, target: str | None) -> Path:
 
 @pytest.fixture
 def spares(request, monkeypatch):
-    """``SPARES`` for a test that needs fewer than shipped (``@pytest.mark.parametrize("spares", [N],
-    indirect=True)``): each spare costs its warm-up and a standing session."""
-    monkeypatch.setattr(spawn, "SPARES", request.param)
+    """The spares a runner keeps for a test (``@pytest.mark.parametrize("spares", [N], indirect=True)``,
+    through ``$DRILL_SPARES`` as a user sets it; the suite's is 1, tests/conftest.py): each spare costs
+    its warm-up and a standing session."""
+    monkeypatch.setenv(spawn.SPARES_ENV, str(request.param))
 
 
 @pytest.mark.parametrize("spares", [2], indirect=True)
@@ -88,7 +89,8 @@ def test_a_save_of_the_selection_graded_last_finds_its_tests_collected_before_it
     assert "go" in watched.events
 
 
-def test_another_selection_is_graded_right_and_the_spares_then_stand_by_for_it(watched, tmp_path):
+@pytest.mark.parametrize("spares", [spawn.SPARES], indirect=True)
+def test_another_selection_is_graded_right_and_the_spares_then_stand_by_for_it(spares, watched, tmp_path):
     """A save of another selection is graded by an interpreter standing by for the last: its session
     ends without a test, and it grades the new one from pytest's start, with the verdict a standby
     gives; the spares are then told to stand by for the new selection."""
