@@ -14,8 +14,6 @@ from autograd_drill.grader.catalog import find_functions
 from autograd_drill.loop.stubs import stub_for
 from tests.support import CATALOG, REFERENCE, run_grader
 
-MARKERS = {t.marker: t for t in CATALOG.every}
-
 
 def _normalized(text: str) -> str:
     return " ".join(text.split())
@@ -29,12 +27,14 @@ def stated(symbols, drills, reference: Path = REFERENCE) -> str:
     return _normalized(" ".join(ast.get_docstring(d) or "" for d in [tree, *(functions[s] for s in symbols)]))
 
 
-def unstated(collected, reference: Path = REFERENCE) -> list[str]:
-    """Every (test, clause) whose clause its target's stub does not state; and tests that name none."""
-    texts = {t.id: stated(t.symbols, [t.id], reference) for t in CATALOG.every}
+def unstated(collected, reference: Path = REFERENCE, catalog=CATALOG) -> list[str]:
+    """Every (test, clause) whose clause its target's stub does not state; and tests that name none.
+    ``catalog`` and ``reference``: a pack's (tests/test_pack_contract.py), by default the autograd one."""
+    texts = {t.id: stated(t.symbols, [t.id], reference) for t in catalog.every}
+    markers = {t.marker: t for t in catalog.every}
     problems = []
     for nodeid, found in collected.items():
-        (target,) = [MARKERS[m] for m in found["markers"] if m in MARKERS]
+        (target,) = [markers[m] for m in found["markers"] if m in markers]
         if not found["clauses"]:
             problems.append(f"{nodeid}: names no contract clause")
         problems += [

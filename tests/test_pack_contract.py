@@ -13,27 +13,15 @@ from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.suite import Suite
 from tests.pack_layers_cases import PACKAGE, REFERENCE
 from tests.support import ROOT
-from tests.test_contract import _normalized, stated
+from tests.test_contract import unstated as contract_unstated
 
 SUITE = Suite(PACKAGE / "tests", PACKAGE / "catalog.toml", REFERENCE, PACKAGE / "recorded" / "oracle.npz")
 CATALOG = load_catalog(SUITE.catalog)
-MARKERS = {t.marker: t for t in CATALOG.every}
 
 
 def unstated(collected, reference=REFERENCE) -> list[str]:
-    """Every (test, clause) whose clause its target's stub does not state; and tests that name none."""
-    texts = {t.id: stated(t.symbols, [t.id], reference) for t in CATALOG.targets}
-    problems = []
-    for nodeid, found in collected.items():
-        (target,) = [MARKERS[m] for m in found["markers"] if m in MARKERS]
-        if not found["clauses"]:
-            problems.append(f"{nodeid}: names no contract clause")
-        problems += [
-            f"{nodeid}: {phrase!r} is not in the docstrings of {', '.join(target.symbols)}"
-            for phrase in found["clauses"]
-            if _normalized(phrase) not in texts[target.id]
-        ]
-    return problems
+    """tests/test_contract.py's ``unstated``, on the pack's catalog and reference."""
+    return contract_unstated(collected, reference, CATALOG)
 
 
 @pytest.fixture(scope="module")
