@@ -6,17 +6,11 @@ file against its targets (its catalog, reference, oracle tests and recording), f
 torch made unimportable; an unknown pack, a pack that did not load, or a target of another pack is one
 line and exit status 2; ``--pack`` and its targets complete in the shell.
 
-The entry point: ``autograd_drill_layers:pack`` imports the tool's ``Pack`` as
-``autograd_drill.grader.packs``, which is there only once the tool is one ``autograd_drill`` package
-(the rename, issue 27). Until then the dist-info names SHIM, a module written beside it that builds the
-same Pack from ``autograd_drill.grader.packs`` and the package's ``description()``; once the rename's script has
-rewritten SHIM's import (``from autograd_drill.grader.packs import Pack``), ``autograd_drill`` is found
-and the entry point is the package's own ``pack`` (ENTRY), so the real function is the one tested."""
+The entry point is the package's own ``autograd_drill_layers:pack`` (ENTRY), so the real function is
+the one tested: it builds the tool's ``Pack`` (``autograd_drill.grader.packs``) from its ``description()``."""
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import json
 import subprocess
 import sys
@@ -36,30 +30,19 @@ PACK = ROOT / "packs" / "layers"
 PACKAGE = PACK / "autograd_drill_layers"
 REFERENCE = PACKAGE / "reference.py"
 IDS = ["layernorm", "batchnorm", "attention", "conv2d", "maxpool2d", "adam"]
-RENAMED = importlib.util.find_spec("autograd_drill") is not None
-ENTRY = "autograd_drill_layers:pack" if RENAMED else "layers_shim:pack"
+ENTRY = "autograd_drill_layers:pack"
 INSTALLED = any(point.name == "layers" for point in entry_points(group=packs.GROUP))
 """Whether the layers pack is really installed here (pip install packs/layers): then no throwaway
 dist-info is written for it (it would be a second pack named layers) and the real one is tested."""
 VERSION = version("autograd-drill-layers") if INSTALLED else "0.1"
-SHIM = """
-from autograd_drill.grader.packs import Pack
-
-from autograd_drill_layers import description
-
-
-def pack():
-    return Pack(**description())
-"""
 BUG = ("var = x.var(axis=axes, keepdims=True)", "var = x.var(axis=axes, keepdims=True, ddof=1)")
 """batchnorm_forward normalising with the unbiased variance, where torch's training mode uses the biased."""
 
 
 def installed_site(site: Path, broken: bool = False) -> Path:
-    """``site``: the shim and the layers pack's throwaway dist-info; with ``broken``, a second pack
-    whose entry point does not import."""
+    """``site``: the layers pack's throwaway dist-info; with ``broken``, a second pack whose entry point
+    does not import."""
     site.mkdir(parents=True, exist_ok=True)
-    (site / "layers_shim.py").write_text(SHIM, encoding="utf-8")
     dists = [] if INSTALLED else [("autograd_drill_layers", f"layers = {ENTRY}")]
     if broken:
         dists.append(("autograd_drill_broken", "broken = no_such_pack_module:pack"))
@@ -119,13 +102,7 @@ def test_the_package_describes_a_valid_pack():
     assert (pack.root, pack.tests, pack.reference) == (PACKAGE, PACKAGE / "tests", REFERENCE)
     assert pack.recording == PACKAGE / "recorded" / "oracle.npz"
     assert (pack.reviews, pack.questions) == (PACKAGE / "reviews.toml", PACKAGE / "questions.toml")
-    if RENAMED:
-        assert package.pack() == pack
-    else:  # pack() is the same Pack, built from description() by the tool's Pack class
-        (function,) = [
-            n for n in ast.parse((PACKAGE / "__init__.py").read_text()).body if getattr(n, "name", "") == "pack"
-        ]
-        assert ast.unparse(function.body[-1]) == "return Pack(**description())"
+    assert package.pack() == pack
 
 
 # ---------------------------------------------------------------------------- drill packs, drill grade
@@ -207,8 +184,7 @@ def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     monkeypatch.setattr(sys, "path", [*sys.path, str(PACK), str(site)])
     packs._scan.cache_clear()
     yield
-    for module in ("layers_shim", "autograd_drill_layers"):
-        sys.modules.pop(module, None)
+    sys.modules.pop("autograd_drill_layers", None)
     packs._scan.cache_clear()
 
 
