@@ -139,6 +139,7 @@ def test_a_copy_with_one_bug_fails_its_target_naming_the_symbol(env, tmp_path):
     failures = failed["batchnorm"]["failures"]
     assert failures and failures[0]["symbol"] == "batchnorm_forward", failures  # its backward, fed its cache, too
     assert failures[0]["message"].startswith("batchnorm_forward ["), failures[0]["message"]
+    assert all(f["test"].startswith("test_batchnorm.py::test_") for f in failures), failures  # as SPEC's "test"
 
 
 def test_targets_may_be_chosen_bare_or_qualified(env):
