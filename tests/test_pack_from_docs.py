@@ -89,7 +89,7 @@ def acts(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     done = subprocess.run([*install, "--target", str(site), str(project)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     base = without_torch(folder / "no-torch")
-    env = {**base, "PYTHONPATH": os.pathsep.join([str(site), base["PYTHONPATH"]]), "DRILL_HOME": str(folder)}
+    env = {**base, "PYTHONPATH": os.pathsep.join([str(site), base["PYTHONPATH"]]), "DRILL_HOME": str(folder / "home")}
     empty = folder / "empty"  # not the project: its folder on sys.path would shadow the installed copy
     empty.mkdir()
     return SimpleNamespace(site=site, package=site / "drill_acts", env=env, cwd=empty)
