@@ -124,6 +124,42 @@ def test_the_smoke_test_uses_the_console_script_only():
     assert "--no-build-isolation" in script and "build_sdist" in script
 
 
+def test_the_smoke_test_installs_the_layers_pack_from_its_wheel_and_grades_with_it():
+    """Issue 28: the pack's wheel, built from its sdist as the tool's is, installed beside the tool's in
+    the fresh virtualenv (no torch there), listed by ``drill packs --json`` and graded with."""
+    script = SMOKE.read_text(encoding="utf-8")
+    lines = [line.strip() for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    pack_sdist = next(i for i, line in enumerate(lines) if "cd packs/layers" in line and "build_sdist" in line)
+    pack_wheel = next(
+        i for i, line in enumerate(lines) if line.startswith('python -m pip wheel "$work/unpacked/${pack_sdist')
+    )
+    install = lines.index('"$bin/python" -m pip install -q "$dist"/*.whl')
+    packs = lines.index('"$drill" packs --json >"$work/packs.json"')
+    graded = next(
+        i for i, line in enumerate(lines) if line.startswith('"$drill" grade "$reference" --pack layers --json')
+    )
+    assert pack_sdist < pack_wheel < install < packs < graded
+    assert "--no-build-isolation" in lines[pack_wheel] and '-w "$dist"' in lines[pack_wheel]  # beside the tool's
+    no_torch = 'find_spec("torch") is not None'
+    assert any(no_torch in line for line in lines[packs:graded]), "it checks that the venv has no torch"
+    checks = script[script.index('"$drill" packs --json') :]
+    for check in ('"layers"', "site-packages", 'verdict["passed"] is True', 'len(verdict["targets"]) == 6'):
+        assert check in checks, check
+
+
+def test_the_readmes_install_the_tool_with_the_layers_pack():
+    """The README and the pack's own install both distributions in one command: the pack alone would
+    make pip fetch autograd-drill, its dependency, from an index."""
+    for readme in (ROOT / "README.md", ROOT / "packs" / "layers" / "README.md"):
+        text = readme.read_text(encoding="utf-8")
+        blocks = re.findall(r"^```(?:bash|console)\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+        commands = [line.strip() for block in blocks for line in block.splitlines()]
+        assert "pip install -e . -e packs/layers" in commands, readme
+        assert "drill packs" in commands and "drill start layernorm" in commands, readme
+        assert "pip install -e packs/layers" not in commands, readme
+        assert "docs/packs.md" in text, readme
+
+
 @pytest.mark.skipif(
     shutil.which("bash") is None or os.name == "nt", reason="no bash (on Windows: CI runs them in Git Bash)"
 )
