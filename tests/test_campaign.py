@@ -14,7 +14,7 @@ from autograd_drill.grader import packs
 from autograd_drill.grader.campaign import grading, mutate, operators, report, subject
 from autograd_drill.grader.catalog import find_functions
 from tests import layers_pack
-from tests.support import CATALOG, REFERENCE, ROOT
+from tests.support import CATALOG, REFERENCE, ROOT, without_torch
 from tests.support import REFERENCE_SOURCE as SOURCE
 
 LINES = SOURCE.splitlines(keepends=True)
@@ -309,13 +309,15 @@ def test_the_layers_equivalents_have_a_reason_each_and_name_current_mutants():
 
 def test_a_small_campaign_of_a_layers_target_grades_with_the_packs_tests(tmp_path):
     """The command as a maintainer runs it, from the clone: three mutants of layernorm, graded by the
-    pack's oracle tests (their kills), reported in the pack's words; the autograd report is not touched."""
+    pack's oracle tests (their kills), reported in the pack's words; the autograd report is not touched.
+    From the pack's recording alone (torch not importable: its import would be most of the cost)."""
     before = (ROOT / "grader" / "campaign-report.md").read_bytes()
     written = tmp_path / "report.md"
     args = ["--pack", "packs/layers/autograd_drill_layers", "--target", "layernorm", "--limit", "3", "--jobs", "1"]
     done = subprocess.run(
         [sys.executable, "-m", "autograd_drill.grader.campaign", *args, "--report", str(written), "--check"],
         cwd=ROOT,
+        env=without_torch(tmp_path / "no-torch"),
         capture_output=True,
         text=True,
         timeout=600,
