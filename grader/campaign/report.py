@@ -1,4 +1,5 @@
-"""The equivalent mutants (grader/campaign.toml), the tally per target, and grader/campaign-report.md."""
+"""The equivalent mutants (grader/campaign.toml, or a pack's campaign.toml), the tally per target, and the report
+(grader/campaign-report.md, or the pack's campaign-report.md)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ from typing import TypeVar
 from autograd_drill.grader.campaign.grading import Outcome
 from autograd_drill.grader.campaign.mutate import Mutant
 from autograd_drill.grader.campaign.operators import family
-from autograd_drill.grader.campaign.subject import Subject, autograd
+from autograd_drill.grader.campaign.subject import ROOT, Subject, autograd
 from autograd_drill.grader.catalog import Catalog
 
-ROOT = Path(__file__).resolve().parents[2]
-EQUIVALENTS = ROOT / "grader" / "campaign.toml"
-REPORT = ROOT / "grader" / "campaign-report.md"
+EQUIVALENTS = autograd().equivalents
+"""The autograd pack's (grader/campaign.toml); a pack's is its Subject's."""
+REPORT = autograd().report
 GOAL = 0.95
 """The share of non-equivalent mutants each target must kill."""
 
