@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import IO
 
@@ -108,13 +109,31 @@ def _preload(tests: bool = True) -> None:
         importlib.import_module(f"autograd_drill.grader.{path.stem}")
 
 
-def serve(stdin: IO[str], stdout: IO[str]) -> None:
+def preload_pack(tests: Path, recording: Path) -> None:
+    """Import a pack's oracle tests (``tests``: its folder of test_*.py) as pytest does in a fork
+    (prepend import mode: the folder first on sys.path, each module by its file name, so a grading's
+    collection finds it imported), and read its ``recording`` whole (grader/suite.py names both)."""
+    import importlib
+
+    from autograd_drill.grader.oracle import preload
+
+    preload(recording)
+    sys.path.insert(0, str(tests))
+    for path in sorted(tests.glob("test_*.py")):
+        importlib.import_module(path.stem)
+
+
+def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None) -> None:
+    """Grade each request in a fork; ``pack``: the tests and recording of a pack whose gradings this
+    worker serves (``preload_pack``), the grader's own being preloaded in any case."""
     parent = _parent()
     become_subreaper()  # the orphans of a grading are this worker's to end, not init's
     for signum in STOP_SIGNALS:
         signal.signal(signum, _on_stop)
     signal.signal(signal.SIGUSR1, _on_cancel)
     _preload()
+    if pack is not None:
+        preload_pack(*pack)
     try:
         if _orphaned(parent):
             return

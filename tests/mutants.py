@@ -1,5 +1,7 @@
-"""Classic bugs: each is the reference engine with one realistic mistake, which must fail its target.
-They are data, in tests/mutants.toml (one ``[[mutant]]`` table each); this module loads them.
+"""Classic bugs: each is a pack's reference with one realistic mistake, which must fail its target.
+They are data, one ``[[mutant]]`` table each: the autograd pack's in tests/mutants.toml (bugs of
+reference/engine.py), the layers pack's in packs/layers/mutants.toml (of its reference.py); this
+module loads them, the same way for every pack (``load``).
 
 A mutant is matched on code, not comments: its ``find`` and the reference are compared with every
 comment cut (and a line that held only a comment left out), so a comment of the reference may change,
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MUTANTS_FILE = Path(__file__).with_name("mutants.toml")
+LAYERS_FILE = Path(__file__).resolve().parents[1] / "packs" / "layers" / "mutants.toml"
 
 
 @functools.lru_cache(maxsize=8)
@@ -67,13 +70,13 @@ class Mutant:
     id: str
     """Short kebab-case, unique: ``unbroadcast-skips-prepended-axes``."""
     target: str
-    """The catalog target it must fail."""
+    """The target of its pack's catalog it must fail."""
     symbol: str
     """The symbol that is wrong, as the catalog names it: ``unbroadcast``, ``Tensor.__add__``."""
     bug: str
     """One line: the mistake, as a reviewer would describe it."""
     find: str
-    """A snippet of reference/engine.py whose code (its comments aside) occurs exactly once in it."""
+    """A snippet of the pack's reference whose code (its comments aside) occurs exactly once in it."""
     replace: str
     """What it becomes."""
 
@@ -92,6 +95,12 @@ class Mutant:
         return source[:first] + self.replace + source[last + 1 :]
 
 
-MUTANTS: tuple[Mutant, ...] = tuple(
-    Mutant(**entry) for entry in tomllib.loads(MUTANTS_FILE.read_text(encoding="utf-8"))["mutant"]
-)
+def load(path: Path) -> tuple[Mutant, ...]:
+    """The classic bugs a mutants file lists, in its order."""
+    return tuple(Mutant(**entry) for entry in tomllib.loads(path.read_text(encoding="utf-8"))["mutant"])
+
+
+MUTANTS = load(MUTANTS_FILE)
+"""The autograd pack's: bugs of reference/engine.py."""
+LAYERS_MUTANTS = load(LAYERS_FILE)
+"""The layers pack's: bugs of packs/layers/autograd_drill_layers/reference.py."""

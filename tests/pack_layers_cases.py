@@ -20,11 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-ROOT = Path(__file__).resolve().parents[1]
-PACK = ROOT / "packs" / "layers"
-PACKAGE = PACK / "autograd_drill_layers"
-REFERENCE = PACKAGE / "reference.py"
-ALTERNATIVES = sorted(p for p in (PACK / "alternatives").glob("*.py") if not p.name.startswith("_"))
+from tests.layers_pack import ALTERNATIVES, PACK, PACKAGE, REFERENCE  # noqa: F401  (PACK: re-exported)
+
 MODULES = [REFERENCE, *ALTERNATIVES]
 RTOL = 1e-10
 

@@ -13,6 +13,10 @@ names what it lacks: a new op needs no engine edited.
 An engine may declare ``KNOWN_BUG = (line, fixed line)``: one real bug it keeps on purpose (the
 book's). It is graded as it is by a test of its own, which names what must fail, and fixed
 (that one line replaced) by every test here that asks an engine to pass.
+
+A pack's alternatives are held by the same proofs (``EVERY``): the layers pack's
+(packs/layers/alternatives/) pass every target of its catalog through the grader with its suite, are
+NumPy only, and each writes every symbol (a pack offers no grafts: none may lack one).
 """
 
 from pathlib import Path
@@ -23,6 +27,7 @@ import pytest
 
 from autograd_drill.grader import notes, reflected
 from autograd_drill.grader.run import grade_file
+from tests import layers_pack
 from tests.grafts import grafted, lacks, without
 from tests.support import ALTERNATIVES, CATALOG, by_stem, load
 
@@ -59,28 +64,41 @@ def fixed(path: Path, tmp_path: Path) -> Path:
     return copy
 
 
+EVERY = [
+    *(pytest.param(path, None, id=path.stem) for path in ALTERNATIVES),
+    *(pytest.param(path, layers_pack.SUITE, id=f"layers/{path.stem}") for path in layers_pack.ALTERNATIVES),
+]
+"""Every pack's alternatives, each with its pack's suite (None: the autograd pack, the grader's own tests)."""
+
+
+def catalog_of(suite):
+    return CATALOG if suite is None else layers_pack.CATALOG
+
+
 def test_every_style_is_there():
     assert {p.stem for p in ALTERNATIVES} >= STYLES
     for path in ALTERNATIVES:
         assert path.read_text().startswith('"""Alternative engine, style: '), f"{path.name}: say the style it shows"
 
 
-@pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
-def test_alternative_passes_every_target(path, warm_runner, tmp_path):
-    """Every core target, and the follow-ups it writes (FOLLOW_UPS), in one grading."""
-    engine = grafted(fixed(path, tmp_path), lacks(path, CATALOG), CATALOG, tmp_path)
-    follow_ups = [CATALOG.get(t) for t in FOLLOW_UPS.get(path.stem, ())]
-    result = grade_file(engine, [*CATALOG.targets, *follow_ups], runner=warm_runner)
-    assert [t.target for t in result.targets] == [t.id for t in CATALOG.every if t in (*CATALOG.targets, *follow_ups)]
+@pytest.mark.parametrize(("path", "suite"), EVERY)
+def test_alternative_passes_every_target(path, suite, warm_runner, tmp_path):
+    """Every core target, and the follow-ups it writes (FOLLOW_UPS), in one grading (a pack's, by its suite)."""
+    catalog = catalog_of(suite)
+    engine = path if suite else grafted(fixed(path, tmp_path), lacks(path, CATALOG), CATALOG, tmp_path)
+    follow_ups = [catalog.get(t) for t in FOLLOW_UPS.get(path.stem, ())] if suite is None else []
+    result = grade_file(engine, [*catalog.targets, *follow_ups], runner=warm_runner, suite=suite)
+    assert [t.target for t in result.targets] == [t.id for t in catalog.every if t in (*catalog.targets, *follow_ups)]
     failing = {t.target: t.messages[:1] for t in result.targets if not t.passed}
     assert result.passed, failing
 
 
-@pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
-def test_alternative_writes_every_core_symbol(path):
+@pytest.mark.parametrize(("path", "suite"), EVERY)
+def test_alternative_writes_every_core_symbol(path, suite):
     """What an engine lacks is graded with the reference's code (above): said here, as an expected
-    failure, until someone writes it in the engine's style."""
-    missing = lacks(path, CATALOG)
+    failure, until someone writes it in the engine's style. A pack's alternative lacks nothing."""
+    missing = lacks(path, catalog_of(suite))
+    assert not (suite and missing), f"{path.name} lacks {', '.join(missing)}: a pack's alternative writes every symbol"
     if missing:
         pytest.xfail(f"{path.stem} lacks {', '.join(missing)}: graded with the reference's (tests/grafts.py)")
 
@@ -112,10 +130,11 @@ def test_the_alternatives_that_write_follow_ups_are_there():
     assert {t for ids in FOLLOW_UPS.values() for t in ids} <= {t.id for t in CATALOG.extensions}
 
 
-@pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
-def test_alternative_is_numpy_only(path):
+@pytest.mark.parametrize(("path", "suite"), EVERY)
+def test_alternative_is_numpy_only(path, suite):
     text = path.read_text()
     assert "import torch" not in text and "from reference" not in text and "from grader" not in text
+    assert "autograd_drill" not in text, f"{path.name} imports the tool"
 
 
 # ------------------------------------------------------------------ the narrow parts of the contract

@@ -3,13 +3,18 @@ of the catalog's functions; a small sample is graded for real; the report counts
 
 import ast
 import dataclasses
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from autograd_drill.grader.campaign import grading, mutate, operators, report
+from autograd_drill.grader import packs
+from autograd_drill.grader.campaign import grading, mutate, operators, report, subject
 from autograd_drill.grader.catalog import find_functions
-from tests.support import CATALOG, REFERENCE
+from tests import layers_pack
+from tests.support import CATALOG, REFERENCE, ROOT, without_torch
 from tests.support import REFERENCE_SOURCE as SOURCE
 
 LINES = SOURCE.splitlines(keepends=True)
@@ -253,3 +258,73 @@ def test_the_report_has_a_table_per_operator_family(mutants):
     families = {operators.family(m.operator) for m in mutants}
     for expected in ("early return inserted", "name -> constant", "any call's argument dropped", "copy -> alias"):
         assert expected in families
+
+
+# ------------------------------------------------------------------------------ another pack's campaign
+
+
+def test_the_pack_is_found_by_folder_by_name_from_the_clone_and_installed(tmp_path, monkeypatch):
+    """``--pack``: the autograd pack by default; a pack's folder as a path; a name, installed (which
+    wins) or else packs/NAME/ of this clone; anything else is no pack."""
+    own = subject.find(None)
+    assert own.suite is None and own.reference == REFERENCE and own.report.name == "campaign-report.md"
+    assert subject.find("autograd") == own
+    monkeypatch.chdir(ROOT)
+    by_folder = subject.find("packs/layers/autograd_drill_layers")
+    assert by_folder.suite == layers_pack.SUITE and by_folder.name == "layers"
+    assert by_folder.report == layers_pack.PACKAGE / "campaign-report.md"
+    assert by_folder.equivalents == layers_pack.PACKAGE / "campaign.toml"
+    monkeypatch.setattr(packs, "installed", lambda: (packs.builtin(),))
+    from_clone = subject.find("layers")
+    assert from_clone.suite == layers_pack.SUITE and from_clone.name == "layers"
+    copy = tmp_path / "autograd_drill_layers"
+    shutil.copytree(layers_pack.PACKAGE, copy)
+    fields = {
+        "catalog": "catalog.toml",
+        "reference": "reference.py",
+        "tests": "tests",
+        "recording": "recorded/oracle.npz",
+    }
+    fields |= {"reviews": "reviews.toml", "questions": "questions.toml"}
+    pack = packs.Pack(name="layers", title="t", version="0", root=copy, **{k: copy / v for k, v in fields.items()})
+    monkeypatch.setattr(packs, "installed", lambda: (packs.builtin(), pack))
+    assert subject.find("layers").reference == copy / "reference.py"
+    with pytest.raises(subject.NoSuchPack, match="no pack named nope"):
+        subject.find("nope")
+    with pytest.raises(subject.NoSuchPack, match="not a pack's folder"):
+        subject.find(str(tmp_path))
+
+
+def test_the_layers_equivalents_have_a_reason_each_and_name_current_mutants():
+    """packs/layers/autograd_drill_layers/campaign.toml argues each of its equivalents and names mutants
+    the layers reference still makes; every catalog symbol of the pack has mutants."""
+    layers = subject.find("layers")
+    mutants = mutate.generate(layers.reference, layers_pack.CATALOG)
+    assert {m.symbol for m in mutants} == {s for t in layers_pack.CATALOG.every for s in t.symbols}
+    listed = report.load_equivalents(layers.equivalents)
+    assert listed and all(e.why.strip() and e.change for e in listed)
+    _, stale = report.split_stale(listed, mutants)
+    assert not stale, "the layers reference changed: rerun the campaign with --pack layers, update its campaign.toml"
+
+
+def test_a_small_campaign_of_a_layers_target_grades_with_the_packs_tests(tmp_path):
+    """The command as a maintainer runs it, from the clone: three mutants of layernorm, graded by the
+    pack's oracle tests (their kills), reported in the pack's words; the autograd report is not touched.
+    From the pack's recording alone (torch not importable: its import would be most of the cost)."""
+    before = (ROOT / "grader" / "campaign-report.md").read_bytes()
+    written = tmp_path / "report.md"
+    args = ["--pack", "packs/layers/autograd_drill_layers", "--target", "layernorm", "--limit", "3", "--jobs", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "autograd_drill.grader.campaign", *args, "--report", str(written), "--check"],
+        cwd=ROOT,
+        env=without_torch(tmp_path / "no-torch"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = written.read_text(encoding="utf-8")
+    assert text.startswith("# Mutation campaign of the layers pack")
+    assert "| layernorm | 3 | 3 | 0 | 0 | 100.0% | yes |" in text
+    assert "packs/layers/autograd_drill_layers/reference.py" in text and "reference/engine.py" not in text
+    assert "layernorm" in done.stderr and (ROOT / "grader" / "campaign-report.md").read_bytes() == before

@@ -10,6 +10,7 @@ import copy
 import numpy as np
 import pytest
 
+from tests.mutants import LAYERS_MUTANTS
 from tests.pack_layers_cases import (
     COUNT,
     LAYERS,
@@ -125,112 +126,15 @@ def test_torch_aligns_the_causal_mask_at_the_top_left():
 # ---------------------------------------------------------------------------- the comparison can fail
 
 SOURCE = REFERENCE.read_text(encoding="utf-8")
-BUGS = {
-    "batchnorm with the unbiased variance": (
-        "batchnorm",
-        [("var = x.var(axis=axes, keepdims=True)", "var = x.var(axis=axes, keepdims=True, ddof=1)")],
-    ),
-    "layernorm over the first axis": (
-        "layernorm",
-        [
-            ("mean = x.mean(axis=-1, keepdims=True)", "mean = x.mean(axis=0, keepdims=True)"),
-            ("var = x.var(axis=-1, keepdims=True)", "var = x.var(axis=0, keepdims=True)"),
-        ],
-    ),
-    "attention without the scale": ("attention", [("scale = 1.0 / np.sqrt(d)", "scale = 1.0")]),
-    "attention without the max shift": (
-        "attention",
-        [("np.exp(scores - scores.max(axis=-1, keepdims=True))", "np.exp(scores)")],
-    ),
-    "a causal mask aligned at the bottom right": (
-        "attention",
-        [("np.tril(np.ones((lq, lk), dtype=bool))", "np.tril(np.ones((lq, lk), dtype=bool), k=lk - lq)")],
-    ),
-    "maxpool sending the gradient to every tied element": (
-        "maxpool2d",
-        [("chosen = np.arange(kh * kw) == first[..., None]", "chosen = windows == out[..., None]")],
-    ),
-    "adam without bias correction": (
-        "adam",
-        [("m_hat = m / (1 - beta1**t)", "m_hat = m"), ("v_hat = v / (1 - beta2**t)", "v_hat = v")],
-    ),
-    "adam updating param in place": (
-        "adam",
-        [("param = param - lr * m_hat / (np.sqrt(v_hat) + eps)", "param -= lr * m_hat / (np.sqrt(v_hat) + eps)")],
-    ),
-    "conv2d backward without padding handling": (
-        "conv2d",
-        [("dxp[:, :, ph : ph + shape[2], pw : pw + shape[3]]", "dxp[:, :, : shape[2], : shape[3]]")],
-    ),
-    "layernorm with eps added to the standard deviation": (
-        "layernorm",
-        [
-            (
-                "keepdims=True)\n    rstd = 1.0 / np.sqrt(var + eps)\n    xhat = (x - mean) * rstd\n    out = xhat * weight + bias",
-                "keepdims=True)\n    rstd = 1.0 / (np.sqrt(var) + eps)\n    xhat = (x - mean) * rstd\n    out = xhat * weight + bias",
-            )
-        ],
-    ),
-    "batchnorm statistics over axis 0 only": ("batchnorm", [("axes = (0, *range(2, x.ndim))", "axes = (0,)")]),
-    "attention's softmax over the queries' axis": (
-        "attention",
-        [
-            (
-                "shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    p = shifted / shifted.sum(axis=-1, keepdims=True)",
-                "shifted = np.exp(scores - scores.max(axis=-2, keepdims=True))\n    p = shifted / shifted.sum(axis=-2, keepdims=True)",
-            )
-        ],
-    ),
-    "attention's dk without the scale": (
-        "attention",
-        [("dk = (np.swapaxes(ds, -1, -2) @ q) * scale", "dk = np.swapaxes(ds, -1, -2) @ q")],
-    ),
-    "conv2d overwriting overlapping taps": (
-        "conv2d",
-        [("dxp[:, :, rows, cols] += ", "dxp[:, :, rows, cols] = ")],
-    ),
-    "maxpool overwriting where windows overlap": (
-        "maxpool2d",
-        [("b : b + sw * (wo - 1) + 1 : sw] += dout", "b : b + sw * (wo - 1) + 1 : sw] = dout")],
-    ),
-    "adam with t counting from 0": (
-        "adam",
-        [("m_hat = m / (1 - beta1**t)", "m_hat = m / (1 - beta1 ** (t - 1) + 1e-300)")],
-    ),
-    "adam with AdamW's decoupled decay": (
-        "adam",
-        [
-            ("g = grad + weight_decay * param\n", "g = grad\n"),
-            ("param = param - lr * m_hat", "param = param * (1 - lr * weight_decay) - lr * m_hat"),
-        ],
-    ),
-    "adam with eps inside the square root": (
-        "adam",
-        [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
-    ),
-    "a backward returning a view of dout": (
-        "layernorm",
-        [("dbias = dout.sum(axis=lead)", "dbias = dout.sum(axis=lead) if lead else dout")],
-    ),
-    "layernorm backward without the mean of g": (
-        "layernorm",
-        [("rstd * (g - g.mean(axis=-1, keepdims=True) - xhat", "rstd * (g - xhat")],
-    ),
-}
-
-
-def mutated(edits: list[tuple[str, str]]) -> object:
-    source = SOURCE
-    for old, new in edits:
-        assert source.count(old) == 1, f"the reference no longer has exactly one {old!r}"
-        source = source.replace(old, new)
-    return load(REFERENCE, source)
+BUGS = {m.id: m for m in LAYERS_MUTANTS}
+"""The pack's classic bugs (packs/layers/mutants.toml, graded through the grader by tests/test_mutants.py):
+each must fail this direct comparison too, on the cases of its target."""
 
 
 @pytest.mark.parametrize("bug", BUGS)
 def test_a_classic_bug_fails_the_comparison(bug):
-    layer, edits = BUGS[bug]
-    module = mutated(edits)
+    layer = BUGS[bug].target
+    module = load(REFERENCE, BUGS[bug].apply(SOURCE))
     failures = []
     for index, case in enumerate(cases(layer)):
         try:
@@ -238,5 +142,7 @@ def test_a_classic_bug_fails_the_comparison(bug):
                 check(module, layer, case, index)
         except (AssertionError, FloatingPointError) as exc:
             failures.append(str(exc).splitlines()[0])
+        except (IndexError, ValueError) as exc:  # a wrong index or shape: it fails that case too
+            failures.append(f"{layer} case {index}: {type(exc).__name__}: {exc}")
     assert failures, f"{bug}: every case passed"
     assert all(f.startswith(f"{layer} case ") for f in failures), failures[0]

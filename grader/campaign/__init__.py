@@ -57,8 +57,15 @@ machine cannot pass for a hang. An id is ``symbol:line:column:operator``, the li
 symbol's first statement after its docstring: editing a docstring, or another function, moves no
 id of grader/campaign.toml.
 
+Another pack's campaign (``--pack``, grader/campaign/subject.py) is the same on that pack: its
+reference's catalog symbols mutated, each mutant graded by the pack's oracle tests (its Suite,
+grader/suite.py, through a warm worker that has imported them), the report and the argued
+equivalents in the pack's folder (``campaign-report.md``, ``campaign.toml``); the same goal.
+
     python -m autograd_drill.grader.campaign                     # every target; writes grader/campaign-report.md
     python -m autograd_drill.grader.campaign --target unbroadcast --limit 20
     python -m autograd_drill.grader.campaign --list              # the mutants, without grading
     python -m autograd_drill.grader.campaign --check             # exit 1 if a target is below the goal
+    python -m autograd_drill.grader.campaign --pack layers --check --jobs 2   # packs/layers/.../campaign-report.md
+    python -m autograd_drill.grader.campaign --pack packs/layers/autograd_drill_layers --target adam
 """

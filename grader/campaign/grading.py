@@ -17,6 +17,7 @@ from autograd_drill.grader.campaign.mutate import Mutant
 from autograd_drill.grader.catalog import Catalog
 from autograd_drill.grader.process import GRADER, Runner, grading_env, run_in_subprocess
 from autograd_drill.grader.run import Limits, grade_file
+from autograd_drill.grader.suite import Suite
 from autograd_drill.grader.verdict import GradeError, TargetResult
 
 LIMITS = Limits(test_seconds=2.0, check_seconds=60.0, memory_mb=4096)
@@ -41,26 +42,29 @@ class Outcome:
 
 WORKER = (
     "import sys\n"
+    "from pathlib import Path\n"
     "try:\n"
     "    import torch  # noqa: F401\n"
     "except ImportError:\n"
     "    pass\n"
     "from autograd_drill.grader.worker import serve\n"
-    "serve(sys.stdin, sys.stdout)\n"
+    "serve(sys.stdin, sys.stdout, (Path(sys.argv[1]), Path(sys.argv[2])) if sys.argv[1:] else None)\n"
 )
 """autograd_drill.grader.worker with torch imported before it forks: a test the recording does not answer asks live
-torch, and importing it in every grading (1-2 s) would eat the 2 s a test may take."""
+torch, and importing it in every grading (1-2 s) would eat the 2 s a test may take. Given a pack's tests
+and recording (``-c WORKER TESTS RECORDING``), it has imported and read those too."""
 
 
-def warm_runner() -> tuple[Runner, Callable[[], None]]:
-    """The warm fork runner where there is one (Linux), else a fresh interpreter per grading."""
+def warm_runner(suite: Suite | None = None) -> tuple[Runner, Callable[[], None]]:
+    """The warm fork runner where there is one (Linux), else a fresh interpreter per grading; with
+    ``suite``, a worker that has imported that pack's tests too."""
     if sys.platform.startswith("linux") and hasattr(os, "fork"):
         from autograd_drill.grader.worker import WarmRunner
 
         class TorchWarmRunner(WarmRunner):
             def start(self) -> None:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-c", WORKER],
+                    [sys.executable, "-c", WORKER, *([str(suite.tests), str(suite.recording)] if suite else [])],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     cwd=GRADER.parent,
@@ -82,19 +86,22 @@ def warm_runner() -> tuple[Runner, Callable[[], None]]:
     return run_in_subprocess, lambda: None
 
 
-def grade_mutant(mutant: Mutant, runner: Runner, catalog: Catalog, workdir: Path) -> Outcome:
-    """Grade ``mutant`` at each of its targets (one grading); killed if any of them fails. Each
-    mutant is written to a fresh directory, so no bytecode cache can stand in for it."""
+def grade_mutant(
+    mutant: Mutant, runner: Runner, catalog: Catalog, workdir: Path, suite: Suite | None = None
+) -> Outcome:
+    """Grade ``mutant`` at each of its targets (one grading, by ``suite``'s tests: a pack's; None, the
+    grader's); killed if any of them fails. Each mutant is written to a fresh directory, so no
+    bytecode cache can stand in for it."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
-        path = Path(tmp) / "engine.py"
+        path = Path(tmp) / (suite.reference.name if suite else "engine.py")
         path.write_text(mutant.source, encoding="utf-8")
         targets = [catalog.get(t) for t in mutant.targets]
         try:
-            result = grade_file(path, targets, label=mutant.id, runner=runner, limits=LIMITS)
+            result = grade_file(path, targets, label=mutant.id, runner=runner, limits=LIMITS, suite=suite)
             if any(_timed_out(result.get(t.id)) for t in targets):
                 # Killed by the clock alone: make sure it is the mutant that hangs, not a loaded machine.
-                result = grade_file(path, targets, label=mutant.id, runner=runner, limits=Limits())
+                result = grade_file(path, targets, label=mutant.id, runner=runner, limits=Limits(), suite=suite)
         except GradeError as exc:  # no verdict at all: the user would be told the file cannot be graded
             return Outcome(mutant, mutant.targets, f"no verdict: {exc}", time.perf_counter() - start)
     killed_by = tuple(t.id for t in targets if not result.get(t.id).passed)
@@ -117,18 +124,20 @@ def run(
     catalog: Catalog,
     jobs: int = 2,
     progress: Callable[[int, int, Outcome], None] | None = None,
+    suite: Suite | None = None,
 ) -> list[Outcome]:
-    """Grade every mutant, ``jobs`` at a time (one warm worker per thread); outcomes in ``mutants``' order."""
+    """Grade every mutant, ``jobs`` at a time (one warm worker per thread), by ``suite``'s tests (None:
+    the grader's); outcomes in ``mutants``' order."""
     local = threading.local()
     closers: list[Callable[[], None]] = []
     lock = threading.Lock()
 
     def work(mutant: Mutant, workdir: Path) -> Outcome:
         if not hasattr(local, "runner"):
-            local.runner, close = warm_runner()
+            local.runner, close = warm_runner(suite)
             with lock:
                 closers.append(close)
-        return grade_mutant(mutant, local.runner, catalog, workdir)
+        return grade_mutant(mutant, local.runner, catalog, workdir, suite)
 
     outcomes: dict[str, Outcome] = {}
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # inherited by the workers: no stale bytecode
