@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograd_drill.grader.catalog import CATALOG_FILE, load_catalog
+from autograd_drill.grader.catalog import BUILTIN, CATALOG_FILE, load_catalog
 from autograd_drill.reference import ENGINE
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 GROUP = "autograd_drill.packs"
 """The entry point group a pack declares itself in."""
-BUILTIN = "autograd"
-"""The built-in pack's name: the autograd engine."""
 OURS = "autograd_drill.grader.packs:builtin"
 """The value of the built-in pack's entry point in our pyproject.toml (written as the module is named
 once the tool is one ``autograd_drill`` package)."""

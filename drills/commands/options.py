@@ -11,6 +11,7 @@ import typer
 from autograd_drill.grader.catalog import format_time, listed, load_catalog
 from autograd_drill.interview.plan import MAX_MINUTES, MIN_MINUTES
 from autograd_drill.store.states import RUNGS
+from autograd_drill.targets import builtin_catalog
 
 
 def target_ids(incomplete: str) -> list[str]:
@@ -23,9 +24,9 @@ def target_ids(incomplete: str) -> list[str]:
 
 def one_target_ids(incomplete: str) -> list[str]:
     """``target_ids`` where ``full`` is refused (a hint, an interview's task: one target)."""
-    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.targets import catalog as merged
 
-    return [t.id for t in load_catalog().every if t.id.startswith(incomplete)]
+    return [t.id for t in merged().every if t.id.startswith(incomplete)]
 
 
 def target(help: str, full: bool = True) -> Any:
@@ -155,7 +156,7 @@ PacksJsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON obje
 
 def catalog_in_help(grade: Callable[..., Any], full: Callable[..., Any]) -> None:
     """The help of ``drill grade`` names the targets of the catalog, whatever they are; ``drill full``'s, its time."""
-    catalog = load_catalog()
+    catalog = builtin_catalog()  # the help of every command reads it: no entry point is read for it
     core = listed(catalog.ids)
     follow_ups = ", ".join(t.id for t in catalog.extensions)
     grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import FULL, find_functions, listed, load_catalog
+from autograd_drill.grader.catalog import FULL, find_functions, listed
 from autograd_drill.grader.solution_file import UnreadableFile, read_solution
 from autograd_drill.loop.stubs import REFERENCE, reference_for
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import display
 from autograd_drill.store.states import Outcome
+from autograd_drill.targets import catalog as merged
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     """``drill diff [TARGET]``: TARGET, ``full`` (every core target's symbols, of your latest full
     drill) or, left out, the drill of your latest attempt (all of a full drill once it ended; while
     it runs, its first target not passed yet)."""
-    catalog = load_catalog()
+    catalog = merged()
     attempt = history.active()
     if target_id is None:
         if attempt is None:
@@ -124,7 +125,7 @@ def reference(history: History, drill_id: str) -> Reference:
     """The reference of a target (of every core target for full). Reading it marks nothing, unless an
     attempt in progress drills one of these targets and has not passed it yet: then, as a peek with
     ``drill diff --peek`` or a hint, that attempt is marked assisted."""
-    catalog = load_catalog()
+    catalog = merged()
     targets = catalog.drilled(drill_id)
     attempt = history.active()
     marked = attempt is not None and any(

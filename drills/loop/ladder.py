@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time
 from autograd_drill.reference import ENGINE as REFERENCE
 from autograd_drill.store import states
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import atomic_write, data_dir
 from autograd_drill.store.records import finished, segments
 from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.targets import builtin_catalog
+from autograd_drill.targets import catalog as merged
 
 TYPING_SPEED = 200
 """Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
@@ -45,19 +47,22 @@ def _rounded_up(seconds: float) -> int:
     return max(STEP, math.ceil(seconds / STEP - 1e-9) * STEP)
 
 
-def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTime:
-    """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
-    for an unknown rung, or for ``full`` off the recall rung. (The stubs are cut and their characters
-    counted here alone: ``drill list`` replays the ladder from the times ``target_seconds`` keeps.)"""
+def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungTime:
+    """The target time of ``drill_id`` (a target id, or a full drill) on ``rung``, and why; a ValueError
+    for an unknown rung, or for a full drill off the recall rung. ``reference``: default the drill's
+    pack's. (The stubs are cut and their characters counted here alone: ``drill list`` replays the
+    ladder from the times ``target_seconds`` keeps.)"""
     from autograd_drill.loop.retype import body_lines, typed_characters
     from autograd_drill.loop.stubs import check_rung, cut, reference_for
+    from autograd_drill.targets import reference_of
 
     rung = check_rung(rung)
-    catalog = load_catalog()
-    if drill_id == FULL:
+    catalog = merged()
+    reference = reference or reference_of(drill_id)
+    if catalog.is_full(drill_id):
         if rung is not Rung.RECALL:
             raise ValueError("the full drill is recall only: every target from memory at once")
-        return RungTime(catalog.full_time, "recall: the catalog's target time of the full drill.")
+        return RungTime(catalog.target_time(drill_id), "recall: the catalog's target time of the full drill.")
     target = catalog.get(drill_id)
     recall = target.target_time
     if rung is Rung.RECALL:
@@ -205,7 +210,7 @@ def split_outcomes(target: str, runs: Iterable[Attempt]) -> list[tuple[float, in
     run id, outcome): the target written from memory, its time the split's segment. A shared segment's
     time is scaled to the target's own recall time, so that it is over exactly when the segment is over
     its targets' recall times added up (as the schedule rates it)."""
-    catalog = load_catalog()
+    catalog = merged()
     if target not in catalog.ids:
         return []
     out = []
@@ -227,7 +232,7 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
     attempt on a higher rung than the target's (``drill start --rung``) puts it on that rung first:
     you chose to climb. One on a lower rung is practice: it moves the target neither down nor up (a
     recall-level user who retypes once stays on recall). ``full`` is recall only."""
-    if target == FULL:
+    if merged().is_full(target):
         return Place(target, Rung.RECALL, 0, False)
     attempts = list(attempts)
     events = [
@@ -268,8 +273,8 @@ TABLE_END = "<!-- end of rung times -->"
 
 
 def rung_table() -> str:
-    """Every drill's rung times as a Markdown table, from ``rung_time`` (what the README shows)."""
-    catalog = load_catalog()
+    """The built-in pack's drills' rung times as a Markdown table, from ``rung_time`` (what the README shows)."""
+    catalog = builtin_catalog()
     rows = [
         "| drill | copy | cloze | recall |",
         "|---|---|---|---|",

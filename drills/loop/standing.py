@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograd_drill.grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import FULL, format_time
 from autograd_drill.loop.ladder import Place, place
 from autograd_drill.store import records
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.records import DrillRecord, Scoreboard, TargetStats, finished
-from autograd_drill.store.schedule import TargetCard, deck, in_order
+from autograd_drill.store.schedule import TargetCard, card, deck, in_order
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
 
 
 @dataclass(frozen=True)
@@ -82,17 +83,16 @@ def standings(history: History, now: float) -> dict[str, Standing]:
     runs = [a for a in attempts if a.target == FULL]
     done_runs = finished(runs)
     cards = {c.target: c for c in deck(history, now, attempts)}
-    core = set(load_catalog().ids)
+    catalog = merged()
+    core = set(catalog.ids)
     out = {}
-    for drill_id in load_catalog().drill_ids:
+    for order, drill_id in enumerate(catalog.drill_ids):
         own = [a for a in attempts if a.target == drill_id]
         splits = sum(1 for r in done_runs if drill_id in r.splits) if drill_id in core else 0
+        kept = cards.get(drill_id)  # a drill the schedule's deck has no card of: its own attempts' card
+        told = kept or card(drill_id, order, catalog.target_time(drill_id), own, now)
         out[drill_id] = Standing(
-            drill_id,
-            place(drill_id, [*own, *runs] if drill_id in core else own),
-            splits,
-            cards[drill_id],
-            tuple(own),
+            drill_id, place(drill_id, [*own, *runs] if drill_id in core else own), splits, told, tuple(own)
         )
     return out
 

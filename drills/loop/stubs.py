@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.loop.cloze import (
     blanked_argument,
     body_of,
@@ -39,6 +38,7 @@ from autograd_drill.loop.cloze import (
 )
 from autograd_drill.reference import ENGINE
 from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.targets import catalog as merged
 
 REFERENCE = ENGINE
 
@@ -170,7 +170,7 @@ def left_out(drills: Collection[str] | None, source: str) -> list[str]:
     ``drills`` leaves their code out (None: none)."""
     if drills is None:
         return []
-    catalog = load_catalog()
+    catalog = merged()
     core = {s for t in catalog.targets for s in t.symbols}
     own = {s for t in catalog.every if t.id in drills for s in t.symbols}
     functions = functions_in(source)
@@ -318,7 +318,7 @@ def cut(
         indent = lines[first.lineno - 1][: first.col_offset]
         doc = docstring_lines(lines[first.lineno - 1 : first.end_lineno], drills)
         if symbol in absent:
-            drill = next((t.id for t in load_catalog().every if symbol in t.symbols), "its own")
+            drill = next((t.id for t in merged().every if symbol in t.symbols), "its own")
             body = [
                 f"{indent}# Not part of this drill: {symbol} is drilled by  drill start {drill}.\n",
                 f'{indent}raise NotImplementedError("{symbol}")\n',

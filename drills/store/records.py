@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL
 from autograd_drill.store.history import Attempt
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
 
 
 def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
@@ -110,7 +111,7 @@ def best_segments(runs: Iterable[Attempt], before: Attempt | None = None) -> dic
 def sum_of_best(best: dict[tuple[str, ...], float]) -> float | None:
     """The fastest way through every core target with the best segments (``best_segments``): each core
     target in exactly one of them, solo or shared, added up. None until they cover every core target."""
-    ids = [t.id for t in load_catalog().targets]
+    ids = [t.id for t in merged().targets]
     bit = {target: 1 << k for k, target in enumerate(ids)}
     masks = [(sum(bit[t] for t in key), seconds) for key, seconds in best.items() if all(t in bit for t in key)]
     full = (1 << len(ids)) - 1
@@ -193,7 +194,7 @@ def _row(own: Sequence[Attempt], attempt: Attempt, count: int, target_time: int 
     time = attempt.time
     return ScoreRow(
         attempt.target,
-        load_catalog().target_time(attempt.target) if target_time is None else target_time,
+        merged().target_time(attempt.target) if target_time is None else target_time,
         time,
         personal_best(own, attempt.rung),
         count,
@@ -213,7 +214,7 @@ def scoreboard(own: Sequence[Attempt], attempt: Attempt, target_time: int | None
     count = len(finished_on(own, attempt.rung))
     if attempt.target != FULL:
         return Scoreboard(attempt, (_row(own, attempt, count, target_time),), None, None)
-    catalog = load_catalog()
+    catalog = merged()
     runs = own
     best, before = best_segments(runs), best_segments(runs, before=attempt)
     rows = tuple(
@@ -260,7 +261,7 @@ def stats(
 
     done = finished_on(own, rung)
     times = tuple(a.time for a in done if a.time is not None)
-    limit = load_catalog().target_time(drill_id) if target_time is None else target_time
+    limit = merged().target_time(drill_id) if target_time is None else target_time
     under = sum(1 for a in done if a.time is not None and a.time <= limit)
     return TargetStats(
         target=drill_id,

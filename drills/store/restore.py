@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL
 from autograd_drill.store.export import (
     CSV_FIELDS,
     FORMATS,
@@ -25,6 +25,7 @@ from autograd_drill.store.export import (
 )
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.states import Outcome, Rung, State, state_of
+from autograd_drill.targets import catalog as merged
 
 # ---------------------------------------------------------------------------- reading
 
@@ -38,7 +39,7 @@ class _Check:
 
     def __init__(self, where: str) -> None:
         self.where = where
-        self.known = set(load_catalog().drill_ids)
+        self.known = set(merged().drill_ids)
 
     def fail(self, message: str) -> ExportError:
         return ExportError(f"{self.where}: {message}")
@@ -115,7 +116,7 @@ class _Check:
         if ended < started:
             raise self.fail("ended_at is before started_at")
         target = self.target(fields.get("target"))
-        allowed = tuple(t.id for t in load_catalog().drilled(target))
+        allowed = tuple(t.id for t in merged().drilled(target))
         for split, _ in splits:
             if split not in allowed:
                 raise self.fail(f"an attempt at {target} cannot have a split for {split}")
