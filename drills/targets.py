@@ -182,3 +182,15 @@ def reference_of(drill_id: str) -> Path:
 
         return ENGINE
     return pack_of(drill_id).reference
+
+
+def is_full(drill_id: str) -> bool:
+    """``drill_id`` is a full drill: ``full``, or another pack's ``P/full`` (by its id alone: an id the
+    history keeps of a pack no longer installed reads the same)."""
+    return local_id(drill_id) == FULL
+
+
+def full_drill_of(target: Target) -> str | None:
+    """The full drill that blanks ``target`` with its pack's other core targets (``full``, ``layers/full``);
+    None for a follow-up, which no full drill blanks."""
+    return None if target.extension else canonical(target.pack, FULL)

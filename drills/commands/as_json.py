@@ -106,7 +106,8 @@ def listing(term: Terminal) -> None:
     from autograd_drill.loop.standing import queue, standings
 
     catalog = merged()
-    core, follow_ups = set(catalog.ids), {t.id for t in catalog.extensions}
+    core = set(catalog.ids) | {t.id for f in catalog.fulls for t in f.targets}  # each pack's core targets
+    follow_ups = {t.id for t in catalog.every if t.id not in core}
     with history(term) as store:
         now = term.clock()
         told = standings(store, now)

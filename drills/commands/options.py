@@ -113,6 +113,10 @@ GradeTargetsOption = Annotated[
     list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP, autocompletion=pack_target_ids)
 ]
 PACK_HELP = "Grade against this installed pack's targets (drill packs lists them). Default: autograd, the built-in one."
+FULL_PACK_HELP = "The full drill of this installed pack (drill packs lists them). Default: autograd, the built-in one."
+FullPackOption = Annotated[
+    str | None, typer.Option("--pack", metavar="NAME", help=FULL_PACK_HELP, autocompletion=pack_names)
+]
 PackOption = Annotated[str | None, typer.Option("--pack", metavar="NAME", help=PACK_HELP, autocompletion=pack_names)]
 JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")

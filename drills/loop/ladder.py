@@ -25,7 +25,7 @@ from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import atomic_write, data_dir
 from autograd_drill.store.records import finished, segments
 from autograd_drill.store.states import RUNGS, Rung
-from autograd_drill.targets import builtin_catalog
+from autograd_drill.targets import builtin_catalog, full_drill_of, is_full
 from autograd_drill.targets import catalog as merged
 
 TYPING_SPEED = 200
@@ -211,10 +211,11 @@ def split_outcomes(target: str, runs: Iterable[Attempt]) -> list[tuple[float, in
     time is scaled to the target's own recall time, so that it is over exactly when the segment is over
     its targets' recall times added up (as the schedule rates it)."""
     catalog = merged()
-    if target not in catalog.ids:
+    full = _full_of(target)
+    if full is None:
         return []
     out = []
-    for run in finished(r for r in runs if r.target == FULL):
+    for run in finished(r for r in runs if r.target == full):
         segment = next((s for s in segments(run) if target in s.targets), None)
         if segment is None:
             continue
@@ -232,7 +233,7 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
     attempt on a higher rung than the target's (``drill start --rung``) puts it on that rung first:
     you chose to climb. One on a lower rung is practice: it moves the target neither down nor up (a
     recall-level user who retypes once stays on recall). ``full`` is recall only."""
-    if merged().is_full(target):
+    if is_full(target):
         return Place(target, Rung.RECALL, 0, False)
     attempts = list(attempts)
     events = [
@@ -261,7 +262,14 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
 
 def current_rung(history: History, target: str) -> Rung:
     """The rung ``drill start TARGET`` starts."""
-    return place(target, [*history.attempts(target), *history.attempts(FULL)]).rung
+    full = _full_of(target)
+    return place(target, [*history.attempts(target), *(history.attempts(full) if full else [])]).rung
+
+
+def _full_of(drill_id: str) -> str | None:
+    """The full drill that blanks the target ``drill_id`` (``full``, ``layers/full``); None for a
+    follow-up or a full drill."""
+    return None if is_full(drill_id) else full_drill_of(merged().get(drill_id))
 
 
 # ---------------------------------------------------------------------------- the README's table

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from autograd_drill.grader.catalog import FULL
 from autograd_drill.store.export import (
     CSV_FIELDS,
     FORMATS,
@@ -26,6 +25,7 @@ from autograd_drill.store.export import (
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.states import Outcome, Rung, State, state_of
 from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import is_full
 
 # ---------------------------------------------------------------------------- reading
 
@@ -126,7 +126,7 @@ class _Check:
             raise self.fail("a passed attempt needs its splits")
         paused = self.seconds(fields.get("paused_seconds", 0), "paused_seconds")
         rung = self.state(Rung, fields.get("rung") or Rung.RECALL, "rung")  # an export from before the ladder
-        if target == FULL and rung is not Rung.RECALL:
+        if is_full(target) and rung is not Rung.RECALL:
             raise self.fail("the full drill is recall only")
         return Record(
             target=target,

@@ -90,12 +90,12 @@ def grade_report(result: GradeResult) -> RenderableType:
     for tr in result.targets:
         line = Text()
         if tr.passed:
-            line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
+            line.append(" ✓ ", style="green").append(f"{tr.target + ' ':<14}").append(
                 f"{counted(tr.tests, 'test')} passed", style="green"
             )
             rows.append(line)
             continue
-        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(failed_summary(tr), style="red")
+        line.append(" ✗ ", style="red").append(f"{tr.target + ' ':<14}").append(failed_summary(tr), style="red")
         rows.append(line)
         if tr.failures:
             rows.append(failure_view(tr.failures[0], indent=4, whole=True))

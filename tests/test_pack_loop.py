@@ -1,0 +1,114 @@
+"""The drill loop on another pack's targets (issue 28, point 1 and its Done-when): the ``layers`` pack
+"installed" as tests/test_pack_installed.py does it (packs/layers and a throwaway dist-info on a
+child's PYTHONPATH), torch unimportable, DRILL_HOME a temporary folder, every command a real child
+``drill``. ``drill start layernorm`` writes ``<workspace>/layers/layernorm.py`` from the pack's
+reference, ``drill check`` grades it with the pack's suite (a wrong save fails naming its symbol, a
+right one passes with the scoreboard), the views name it by its canonical id, ``drill start
+layers/full`` blanks the pack's six targets with a split each, and ``drill watch`` grades a save."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT, without_torch
+from tests.test_pack_installed import IDS, PACK, REFERENCE, installed_site
+
+LAYERS = [f"layers/{i}" for i in IDS]
+SOURCE = REFERENCE.read_text(encoding="utf-8")
+WRONG = SOURCE.replace("var = x.var(axis=-1, keepdims=True)", "var = x.var(axis=-1, keepdims=True, ddof=1)", 1)
+"""layernorm_forward normalising with the unbiased variance (torch's layer norm uses the biased one)."""
+assert WRONG != SOURCE
+
+
+@pytest.fixture(scope="module")
+def layers_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A child's environment: the layers pack installed, torch unimportable (PYTHONPATH); its DRILL_HOME
+    is set per test."""
+    folder = tmp_path_factory.mktemp("pack-loop")
+    site = installed_site(folder / "site")
+    base = without_torch(folder / "no-torch")
+    return {**base, "PYTHONPATH": ":".join([str(PACK), str(site), base["PYTHONPATH"]])}
+
+
+def child(env: dict[str, str], *args: str, code: int = 0) -> str:
+    """``drill ARGS``'s stdout and stderr, its exit status ``code``, never a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autograd_drill", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == code, (args, done.returncode, said[-3000:])
+    assert "Traceback" not in said, said
+    return said
+
+
+def blank(path: Path) -> set[str]:
+    """The functions of ``path`` that raise NotImplementedError as their stub left them."""
+    return set(re.findall(r'raise NotImplementedError\("(\w+)"\)', path.read_text(encoding="utf-8")))
+
+
+def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
+    env = {**layers_env, "DRILL_HOME": str(tmp_path / "home"), "COLUMNS": "120"}
+    workspace = tmp_path / "ws"
+    said = child(env, "start", "layernrm", "--workspace", str(workspace), code=2)
+    assert said.count("\n") == 1 and "Did you mean 'layers/layernorm'?" in said
+
+    said = child(env, "start", "layernorm", "--rung", "recall", "--workspace", str(workspace))
+    path = workspace / "layers" / "layernorm.py"
+    assert blank(path) == {"layernorm_forward", "layernorm_backward"}, path.read_text(encoding="utf-8")[:3000]
+    assert "# autograd-drill: target layers/layernorm" in path.read_text(encoding="utf-8")
+    assert "Timer started:" in said and "layers/layernorm.py" in said
+    assert "layers/layernorm" in child(env, "status")
+
+    path.write_text(WRONG, encoding="utf-8")
+    said = child(env, "check", "--oracle", "replay", code=1)
+    assert re.search(r"✗ layers/layernorm .*failed", said) and "layernorm_forward" in said, said
+
+    path.write_text(SOURCE, encoding="utf-8")
+    said = child(env, "check", "--oracle", "replay")
+    assert "✓ layers/layernorm" in said and "(target 8:00" in said and "new personal best" in said, said
+
+    listed = child(env, "list")
+    assert "layers pack" in listed and re.search(r"^layers/layernorm +\w+ +layernorm_forward", listed, re.M), listed
+    assert all(i in listed for i in [*LAYERS, "layers/full", "unbroadcast", "forward-mode"])
+    assert re.search(r"layers/layernorm +│ +8:00 +│ +1 ", child(env, "stats")), "one attempt, target 8:00"
+    said = child(env, "diff", "layers/layernorm")
+    assert "layernorm_forward" in said and "layernorm_backward" in said and "x.mean(axis=-1, keepdims=True)" in said
+
+    said = child(env, "start", "layers/full", "--workspace", str(workspace))
+    full = workspace / "layers" / "full.py"
+    assert "all 11 functions of the layers pack are blank" in " ".join(said.split()), said
+    assert blank(full) == {f"{i}_{p}" for i in IDS if i != "adam" for p in ("forward", "backward")} | {"adam_step"}
+    full.write_text(SOURCE, encoding="utf-8")
+    said = child(env, "check", "--oracle", "replay")
+    assert "6 of 6 targets passed" in said and "Sum of best splits" in said, said
+    with sqlite3.connect(tmp_path / "home" / "history.sqlite3") as db:
+        (run,) = db.execute("SELECT id FROM attempts WHERE target = 'layers/full'").fetchall()
+        split = {t for (t,) in db.execute("SELECT target FROM splits WHERE attempt_id = ?", run)}
+    assert split == set(LAYERS)
+
+
+def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
+    pytest.importorskip("pexpect")
+    pytest.importorskip("pyte")
+    from tests.terminal import Pty
+
+    env = {**layers_env, "DRILL_HOME": str(tmp_path / "home")}
+    workspace = tmp_path / "ws"
+    child(env, "start", "layers/adam", "--rung", "recall", "--workspace", str(workspace))
+    term = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env=env)
+    try:
+        term.wait(lambda screen: "adam_step is not written yet" in screen, "the stub's verdict")
+        (workspace / "layers" / "adam.py").write_text(SOURCE, encoding="utf-8")
+        term.wait(lambda screen: "Next due:" in screen and "⟳ grading" not in screen, "the screen after the pass")
+        term.child.sendintr()
+        assert term.end() == 0, term.said[-2000:]
+    finally:
+        term.kill()
+    assert "layers/adam" in term.said and "Traceback" not in term.said
+    assert "passed at" in term.said, term.said[-3000:]
