@@ -14,8 +14,8 @@ reference's names). The history, the splits, the exports and every view keep and
 knows of a pack that is no longer installed.
 
 Importing this module imports nothing heavy (no NumPy, no pytest): ``drill list`` reads it. The
-merged catalog is read once per process (reading every distribution's entry points);
-``clear()`` forgets it (tests that install or remove a pack).
+merged catalog is read once per process (reading every distribution's entry points), once per set
+of packs found; ``clear()`` forgets it and the packs found (tests that install or remove a pack).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograd_drill.grader.catalog import BUILTIN, FULL, Catalog, Full, Target, UnknownTarget, load_catalog
+from autograd_drill.grader.packs import Pack
 
 if TYPE_CHECKING:
-    from autograd_drill.grader.packs import Pack
     from autograd_drill.grader.suite import Suite
 
 SEPARATOR = "/"
@@ -61,13 +61,19 @@ def qualified(target: Target) -> Target:
     )
 
 
-@cache
 def catalog() -> Catalog:
     """Every installed pack's drills (the built-in pack's as before, then each other pack's, canonical)."""
+    return _merged(_installed())
+
+
+@cache
+def _merged(packs: tuple[Pack, ...]) -> Catalog:
+    """``catalog()`` of these packs: once per set of packs found (a test that clears grader/packs.py's
+    cache of the packs found gets the catalog of those it installs)."""
     core = load_catalog()
     others: list[Target] = []
     fulls: list[Full] = []
-    for pack in _installed()[1:]:
+    for pack in packs[1:]:
         own = load_catalog(pack.catalog)
         mine = [qualified(replace(t, pack=pack.name)) for t in own.every]
         others += mine
@@ -101,7 +107,7 @@ def clear() -> None:
     """Forget the merged catalog and the packs found (a test that installs or removes a pack)."""
     from autograd_drill.grader import packs
 
-    catalog.cache_clear()
+    _merged.cache_clear()
     packs._scan.cache_clear()
 
 

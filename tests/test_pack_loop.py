@@ -101,7 +101,8 @@ def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
     env = {**layers_env, "DRILL_HOME": str(tmp_path / "home")}
     workspace = tmp_path / "ws"
     child(env, "start", "layers/adam", "--rung", "recall", "--workspace", str(workspace))
-    term = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env=env)
+    own = {key: env[key] for key in ("PYTHONPATH", "DRILL_HOME")}  # the Pty's own size, whatever ours says
+    term = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env=own)
     try:
         term.wait(lambda screen: "adam_step is not written yet" in screen, "the stub's verdict")
         (workspace / "layers" / "adam.py").write_text(SOURCE, encoding="utf-8")
@@ -112,3 +113,38 @@ def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
         term.kill()
     assert "layers/adam" in term.said and "Traceback" not in term.said
     assert "passed at" in term.said, term.said[-3000:]
+
+
+def test_the_spares_stand_by_with_the_packs_tests_collected(tmp_path, monkeypatch):
+    """grader/spawn.py and spare.py, where a grading must not fork: a layers grading is graded in an
+    interpreter started ahead with the pack's tests, catalog, reference and recording, and the spare
+    then stands by for that selection, so the next save finds the pack's tests collected ("go")."""
+    from dataclasses import replace
+
+    from autograd_drill.grader import spawn
+    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.grader.run import grade_file
+    from autograd_drill.grader.spawn import SpawnRunner
+    from autograd_drill.grader.suite import Suite
+    from autograd_drill.targets import qualified
+    from tests.processes import wait_until
+    from tests.test_spawn_standby import WARM_WITHIN, Watched
+
+    monkeypatch.setenv(spawn.SPARES_ENV, "1")  # one spare: its warm-up and its standing session
+    package = REFERENCE.parent
+    suite = Suite(package / "tests", package / "catalog.toml", REFERENCE, package / "recorded" / "oracle.npz")
+    norm = [qualified(replace(load_catalog(suite.catalog).get("layernorm"), pack="layers"))]
+    right, wrong = tmp_path / "right.py", tmp_path / "wrong.py"
+    right.write_text(SOURCE, encoding="utf-8")
+    wrong.write_text(WRONG, encoding="utf-8")
+    watched = Watched(SpawnRunner())
+    try:
+        first = grade_file(right, norm, oracle="replay", runner=watched, suite=suite)
+        assert first.passed and first.targets[0].target == "layers/layernorm" and first.targets[0].tests == 48
+        standing = lambda: any(s.ready and s.key and s.key[-1] == "layernorm" for s in watched.runner.spares)  # noqa: E731
+        wait_until(standing, WARM_WITHIN, "a spare standing by for the layers selection")
+        failed = grade_file(wrong, norm, oracle="replay", runner=watched, suite=suite).targets[0]
+        assert "go" in watched.events  # its session had collected the pack's tests before the save
+        assert failed.target == "layers/layernorm" and failed.failures[0].symbol == "layernorm_forward"
+    finally:
+        watched.runner.close()

@@ -16,10 +16,13 @@ from autograd_drill.targets import builtin_catalog
 
 def target_ids(incomplete: str) -> list[str]:
     """What the shell completes a target as (``drill --install-completion``): the catalog's ids, core
-    and follow-ups, and ``full``, those that start with what is typed so far."""
+    and follow-ups, and ``full``, then every other pack's full drill (``layers/full``), those that
+    start with what is typed so far."""
     from autograd_drill.grader.catalog import FULL
+    from autograd_drill.targets import catalog as merged
 
-    return [i for i in (*one_target_ids(incomplete), FULL) if i.startswith(incomplete)]
+    fulls = (f.id for f in merged().fulls)
+    return [i for i in (*one_target_ids(incomplete), FULL, *fulls) if i.startswith(incomplete)]
 
 
 def one_target_ids(incomplete: str) -> list[str]:

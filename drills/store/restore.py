@@ -24,8 +24,8 @@ from autograd_drill.store.export import (
 )
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.states import Outcome, Rung, State, state_of
+from autograd_drill.targets import SEPARATOR, is_full, pack_name
 from autograd_drill.targets import catalog as merged
-from autograd_drill.targets import is_full
 
 # ---------------------------------------------------------------------------- reading
 
@@ -45,6 +45,8 @@ class _Check:
         return ExportError(f"{self.where}: {message}")
 
     def target(self, value: object, field: str = "target") -> str:
+        if value not in self.known and SEPARATOR in value and pack_name(value) not in {t.pack for t in merged().every}:
+            raise self.fail(f"{field} {value!r} is of the pack {pack_name(value)}, which is not installed")
         if value not in self.known:
             raise self.fail(f"{field} {value!r} is not a target ({', '.join(sorted(self.known))})")
         return str(value)
