@@ -16,8 +16,9 @@ from autograd_drill import targets
 from autograd_drill.grader.catalog import FULL, AmbiguousTarget, Full, NotOneTarget, UnknownTarget, load_catalog
 from autograd_drill.grader.packs import builtin
 from autograd_drill.grader.suite import Suite
-from tests.support import ROOT
+from tests.support import ROOT, drill
 from tests.test_pack_installed import IDS, PACK, PACKAGE, installed_site
+from tests.test_packs import make_pack  # noqa: F401  (a fixture)
 
 LAYERS = tuple(f"layers/{i}" for i in IDS)
 
@@ -166,3 +167,42 @@ NOT_ROUTED_YET = {
 def test_drills_reads_the_catalog_through_the_merged_view_alone():
     bare = {str(p.relative_to(ROOT)) for p in sorted((ROOT / "drills").rglob("*.py")) if calls_load_catalog_bare(p)}
     assert bare - NOT_ROUTED_YET == {"drills/targets.py"}
+
+
+TAGGED = '''"""A throwaway pack's reference: a core function whose docstring has a paragraph of its follow-up's."""
+
+
+def double(x):
+    """Twice x.
+
+    (double, triple drills) x may be any number, or an array.
+
+    (triple drill) Also what triple builds on: three times x is double(x) + x.
+    """
+    return 2 * x
+
+
+def triple(x):
+    """Three times x."""
+    return double(x) + x
+'''
+
+
+def test_a_packs_own_tags_and_follow_ups_shape_its_stubs(make_pack, workspace):  # noqa: F811 (the fixture)
+    """A pack's reference tags paragraphs with its own ids (``(triple drill)``), and its follow-ups'
+    symbols are left out of its other drills' stubs, as the built-in pack's are."""
+    package = make_pack("tagpack")
+    (package / "reference.py").write_text(TAGGED, encoding="utf-8")
+    targets.clear()
+    drill("start", "tagpack/double", "--rung", "recall")
+    stub = (workspace / "tagpack" / "double.py").read_text(encoding="utf-8")
+    assert "Also what triple builds on" not in stub and "(triple drill)" not in stub
+    assert "\n    x may be any number, or an array." in stub  # its own paragraph, its tag gone
+    assert "triple is drilled by  drill start tagpack/triple" in stub
+    assert "# Left out, for the follow-up drills: triple" in stub
+    drill("abandon")
+    drill("start", "triple", "--rung", "recall")  # bare: one pack alone has it
+    stub = (workspace / "tagpack" / "triple.py").read_text(encoding="utf-8")
+    assert "(triple drill) Also what triple builds on" in stub  # double is not blanked: the reference as it is
+    assert 'raise NotImplementedError("triple")' in stub and "return 2 * x" in stub
+    targets.clear()

@@ -84,7 +84,7 @@ def retyping(store: History, attempt: Attempt) -> Any:
     drilled = merged().drilled(attempt.target)
     symbols = [s for t in drilled for s in t.symbols]
     # Against the reference its stub showed: less the code of other drills (drills/loop/stubs.py).
-    shown = reference_for(reference_of(attempt.target).read_text(encoding="utf-8"), [t.id for t in drilled])
+    shown = reference_for(reference_of(attempt.target).read_text(encoding="utf-8"), [t.own_id for t in drilled])
     return retype_view(retyped(yours, shown, symbols))
 
 

@@ -108,7 +108,7 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     ours = symbol_sources(source)
     # the reference as the drill's stub shows it: the code tagged for other drills left out
     shown = reference_of(drill_id).read_text(encoding="utf-8")
-    reference = symbol_sources(reference_for(shown, [t.id for t in targets]))
+    reference = symbol_sources(reference_for(shown, [t.own_id for t in targets]))
     pairs = tuple((s, ours.get(s), reference[s]) for t in targets for s in t.symbols)
     return Comparison(drill_id, label, pairs, peeked=bool(pending), marked_assisted=marked)
 
@@ -140,7 +140,7 @@ def reference(history: History, drill_id: str) -> Reference:
         assert attempt is not None
         history.mark_assisted(attempt)
     shown = reference_of(drill_id).read_text(encoding="utf-8")
-    sources = symbol_sources(reference_for(shown, [t.id for t in targets]))
+    sources = symbol_sources(reference_for(shown, [t.own_id for t in targets]))
     pack = targets[0].pack
     where = "reference/engine.py" if pack == BUILTIN else f"the {pack} pack's {reference_of(drill_id).name}"
     return Reference(drill_id, tuple((s, sources[s]) for t in targets for s in t.symbols), marked, where)

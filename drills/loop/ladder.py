@@ -68,7 +68,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    source = reference_for(reference.read_text(encoding="utf-8"), [target.id])  # what its stub shows
+    source = reference_for(reference.read_text(encoding="utf-8"), [target.own_id])  # what its stub shows
     lines = body_lines(source, target.symbols)
     whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
     if rung is Rung.COPY:
@@ -78,7 +78,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
             f" the half minute: {format_time(seconds)}.",
         )
-    gaps = cut(source, target.symbols, [target.id], Rung.CLOZE).gaps
+    gaps = cut(source, target.symbols, [target.own_id], Rung.CLOZE).gaps
     import textwrap
 
     blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)

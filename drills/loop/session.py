@@ -104,7 +104,8 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
         pack = "" if target_id == FULL else f" of the {targets[0].pack} pack"
         label = f"the full drill{pack} (every target)"
     path = workspace / f"{target_id}.py"  # layers/layernorm: in the folder layers/ (made as it is written)
-    stub = stub_for(symbols, label, reference_of(target_id), drills=[t.id for t in targets], rung=rung)
+    drills = [t.own_id for t in targets]  # as its pack's reference tags them
+    stub = stub_for(symbols, label, reference_of(target_id), drills, rung, targets[0].pack)
     done: dict[str, Path | str | None] = {}
 
     def write() -> str | None:
