@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograd_drill import targets
+from autograd_drill.grader import packs
 from autograd_drill.grader.catalog import FULL, AmbiguousTarget, Full, NotOneTarget, UnknownTarget, load_catalog
 from autograd_drill.grader.packs import builtin
 from autograd_drill.grader.suite import Suite
@@ -206,3 +207,16 @@ def test_a_packs_own_tags_and_follow_ups_shape_its_stubs(make_pack, workspace): 
     assert "(triple drill) Also what triple builds on" in stub  # double is not blanked: the reference as it is
     assert 'raise NotImplementedError("triple")' in stub and "return 2 * x" in stub
     targets.clear()
+
+
+@pytest.mark.parametrize("bad", ["../escape", "layers/twice", "Double", "full"])
+def test_a_pack_whose_target_id_could_leave_the_workspace_does_not_load(make_pack, bad):  # noqa: F811 (the fixture)
+    """A drill's file is <workspace>/<pack>/<id>.py: an id with a slash (or dots, capitals, or full, the
+    full drill's) would write elsewhere, or be no target: the pack is one line in not_loaded()."""
+    from tests.test_packs import CATALOG_TOML
+
+    make_pack("badids", catalog_text=CATALOG_TOML.replace('id = "double"', f"id = {bad!r}"))
+    (reason,) = [why for name, why in packs.not_loaded() if name == "badids"]
+    assert f"its target id {bad!r} is not lowercase letters" in reason
+    targets.clear()
+    assert not any(t.pack == "badids" for t in targets.catalog().every)
