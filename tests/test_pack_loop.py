@@ -8,6 +8,7 @@ layers/full`` blanks the pack's six targets with a split each, and ``drill watch
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import subprocess
@@ -64,6 +65,9 @@ def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
     assert "# autograd-drill: target layers/layernorm" in path.read_text(encoding="utf-8")
     assert "Timer started:" in said and "layers/layernorm.py" in said
     assert "layers/layernorm" in child(env, "status")
+    status = json.loads(child(env, "status", "--json"))["attempt"]
+    assert status["target"] == "layers/layernorm" and list(status["targets"]) == ["layers/layernorm"]
+    assert status["target_seconds"] == 8 * 60 and status["file"] == str(path)
 
     path.write_text(WRONG, encoding="utf-8")
     said = child(env, "check", "--oracle", "replay", code=1)
@@ -91,6 +95,14 @@ def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
         (run,) = db.execute("SELECT id FROM attempts WHERE target = 'layers/full'").fetchall()
         split = {t for (t,) in db.execute("SELECT target FROM splits WHERE attempt_id = ?", run)}
     assert split == set(LAYERS)
+
+    exported = tmp_path / "history.json"
+    child(env, "export", "--format", "json", "--output", str(exported))
+    elsewhere = {**env, "DRILL_HOME": str(tmp_path / "elsewhere")}
+    child(elsewhere, "import", str(exported))
+    again = json.loads(child(elsewhere, "stats", "--json"))["rows"]
+    kept = {r["target"]: r["attempts"] for r in again if r["target"].startswith("layers/")}
+    assert kept["layers/layernorm"] == 1 and kept["layers/full"] == 1, kept
 
 
 def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
