@@ -85,6 +85,7 @@ def _merged(packs: tuple[Pack, ...]) -> Catalog:
                 targets=tuple(t for t in mine if local_id(t.id) in core_ids),
                 target_time=own.full_time,
                 summary=own.full_summary,
+                time_reasoning=_full_reasoning(pack.catalog),
             )
         )
     return replace(core, others=tuple(others), fulls=tuple(fulls))
@@ -94,6 +95,15 @@ def builtin_catalog() -> Catalog:
     """The built-in pack's catalog alone (grader/catalog.toml): no entry point read. What ``drill grade``
     grades by default, and what the help of the commands names."""
     return load_catalog()
+
+
+def _full_reasoning(path: Path) -> str:
+    """The ``time_reasoning`` of a pack's ``[full]`` table (grader/catalog.py keeps the built-in one's
+    time and summary only)."""
+    import tomllib
+
+    reasoning = tomllib.loads(path.read_text(encoding="utf-8")).get("full", {}).get("time_reasoning", "")
+    return reasoning if isinstance(reasoning, str) else ""
 
 
 def _installed() -> tuple[Pack, ...]:

@@ -86,6 +86,8 @@ class Full:
     """The pack's core targets, canonical ids, in its order: what it blanks, one split each."""
     target_time: int
     summary: str = ""
+    time_reasoning: str = ""
+    """Why its target time is what it is (its catalog's ``[full]`` ``time_reasoning``, if any)."""
 
 
 @dataclass(frozen=True)

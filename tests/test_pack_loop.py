@@ -87,6 +87,7 @@ def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
     said = child(env, "start", "layers/full", "--workspace", str(workspace))
     full = workspace / "layers" / "full.py"
     assert "all 11 functions of the layers pack are blank" in " ".join(said.split()), said
+    assert "Why 50:00: recall: the six targets add up to 56:00;" in " ".join(said.split()), said
     assert blank(full) == {f"{i}_{p}" for i in IDS if i != "adam" for p in ("forward", "backward")} | {"adam_step"}
     full.write_text(SOURCE, encoding="utf-8")
     said = child(env, "check", "--oracle", "replay")

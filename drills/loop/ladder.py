@@ -62,7 +62,13 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     if catalog.is_full(drill_id):
         if rung is not Rung.RECALL:
             raise ValueError("the full drill is recall only: every target from memory at once")
-        return RungTime(catalog.target_time(drill_id), "recall: the catalog's target time of the full drill.")
+        full = catalog.full_of(drill_id)  # another pack's: its catalog may say why
+        why = (
+            full.time_reasoning
+            if full is not None and full.time_reasoning
+            else "the catalog's target time of the full drill"
+        )
+        return RungTime(catalog.target_time(drill_id), f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
     target = catalog.get(drill_id)
     recall = target.target_time
     if rung is Rung.RECALL:
