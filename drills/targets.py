@@ -25,7 +25,16 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograd_drill.grader.catalog import BUILTIN, FULL, Catalog, Full, Target, UnknownTarget, load_catalog
+from autograd_drill.grader.catalog import (
+    BUILTIN,
+    FULL,
+    Catalog,
+    Full,
+    PackNotInstalled,
+    Target,
+    UnknownTarget,
+    load_catalog,
+)
 from autograd_drill.grader.packs import Pack
 
 if TYPE_CHECKING:
@@ -119,17 +128,6 @@ def clear() -> None:
 
     _merged.cache_clear()
     packs._scan.cache_clear()
-
-
-class PackNotInstalled(UnknownTarget):
-    """A drill id the history knows of a pack that is not installed (any more)."""
-
-    def __init__(self, typed: str, pack: str) -> None:
-        KeyError.__init__(self, typed)
-        self.message = (
-            f"target {typed!r}: pack {pack} is not installed "
-            f"(pip install the package that provides it; drill packs lists the packs installed)."
-        )
 
 
 def resolve(typed: str, history: Path | None = None) -> str:

@@ -148,6 +148,9 @@ class Catalog:
             raise NotOneTarget(self.all_ids)
         if (full := self.full_of(target_id)) is not None:
             raise NotOneTarget(tuple(t.id for t in self.every if t.pack == full.pack), full.id)
+        pack, slash, _ = target_id.partition("/")
+        if slash and pack != BUILTIN and all(f.pack != pack for f in self.fulls):
+            raise PackNotInstalled(target_id, pack)  # an id the history keeps of a pack gone
         raise UnknownTarget(target_id, self.drill_ids)
 
     def resolve(self, typed: str) -> str:
@@ -216,6 +219,17 @@ class NotOneTarget(UnknownTarget):
     def __init__(self, known: tuple[str, ...], full: str = FULL) -> None:
         KeyError.__init__(self, full)
         self.message = f"{full} is the drill of every core target, not one target: name one of {', '.join(known)}."
+
+
+class PackNotInstalled(UnknownTarget):
+    """A drill id of a pack that is not installed (any more): the history has it, no catalog does."""
+
+    def __init__(self, typed: str, pack: str) -> None:
+        KeyError.__init__(self, typed)
+        self.message = (
+            f"target {typed!r}: pack {pack} is not installed "
+            f"(pip install the package that provides it; drill packs lists the packs installed)."
+        )
 
 
 class AmbiguousTarget(UnknownTarget):

@@ -105,6 +105,12 @@ def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
     kept = {r["target"]: r["attempts"] for r in again if r["target"].startswith("layers/")}
     assert kept["layers/layernorm"] == 1 and kept["layers/full"] == 1, kept
 
+    gone = {**env, "PYTHONPATH": env["PYTHONPATH"].split(":")[-1]}  # the pack uninstalled, torch still not there
+    assert "layers/" not in child(gone, "list")  # its history stays, its drills are not listed
+    for args in (("start", "layernorm"), ("diff",), ("stats", "layers/full")):
+        said = child(gone, *args, code=2)
+        assert said.count("\n") == 1 and "pack layers is not installed (pip install" in said, (args, said)
+
 
 def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
     pytest.importorskip("pexpect")
