@@ -175,7 +175,7 @@ class Catalog:
                     return clash[0]
                 if clash:
                     raise AmbiguousTarget(typed, tuple(clash))
-        raise UnknownTarget(typed, known)
+        raise UnknownTarget(typed.replace("_", "-"), known)  # as before packs: named with - for _
 
     def drilled(self, drill_id: str) -> tuple[Target, ...]:
         """The targets a drill blanks: one, or every core target of its pack for a full drill."""

@@ -51,6 +51,15 @@ def test_the_builtin_pack_is_unchanged_alone(alone):
     assert merged.drill_ids == own.drill_ids and all(t.pack == "autograd" for t in merged.every)
 
 
+@pytest.mark.parametrize("typed", ["cross_entropi", "unbroadcst", "ful", "forward_mod", "layernorm"])
+def test_alone_an_unknown_id_is_refused_as_before_packs(alone, typed):
+    """Byte for byte the refusal of before (Catalog.resolve was ``get(typed.replace("_", "-"))``)."""
+    own = load_catalog()
+    with pytest.raises(UnknownTarget) as caught:
+        targets.resolve(typed)
+    assert str(caught.value) == str(UnknownTarget(typed.replace("_", "-"), own.drill_ids))
+
+
 def test_another_packs_ids_are_canonical_and_the_builtin_ones_stay_bare(layers):
     merged, own = targets.catalog(), load_catalog()
     assert merged.targets == own.targets and merged.ids == own.ids and merged.extensions == own.extensions
