@@ -15,7 +15,7 @@ from autograd_drill.commands import options as opt
 from autograd_drill.commands.common import consoles, error_line
 from autograd_drill.commands.groups import group_commands
 from autograd_drill.commands.plain_help import PlainGroup, PlainTyper
-from autograd_drill.grader.catalog import FULL, UnknownTarget, load_catalog
+from autograd_drill.grader.catalog import UnknownTarget
 from autograd_drill.interview.plan import DEFAULT_MINUTES
 from autograd_drill.loop import clock as clocks
 from autograd_drill.loop.watch_keys import key_help
@@ -69,9 +69,11 @@ def run(body: Callable[..., int | None], *args: Any, **kwargs: Any) -> None:
 
 
 def resolve(typed: str) -> str:
-    """The drill id a user typed ('full' or a catalog id), or a did-you-mean error."""
+    """The canonical drill id a user typed (drills/targets.py), or a did-you-mean error."""
+    from autograd_drill.loop.active import typed_drill
+
     try:
-        return load_catalog().resolve(typed)
+        return typed_drill(typed)
     except UnknownTarget as exc:
         raise fail(str(exc)) from None
 
@@ -207,12 +209,13 @@ def start(
 
 
 @app.command()
-def full(
-    workspace: opt.WorkspaceOption = None,
-    edit: opt.EditFlag = False,
-) -> None:
+def full(workspace: opt.WorkspaceOption = None, edit: opt.EditFlag = False, pack: opt.FullPackOption = None) -> None:
     """Every core target blank at once, FULL_TIME to beat, one split per target."""
-    start(FULL, workspace=workspace, edit=edit)
+    from autograd_drill.commands.packs import full_drill
+
+    with terminal():
+        drill_id = full_drill(pack)
+    start(drill_id, workspace=workspace, edit=edit)
 
 
 @app.command()

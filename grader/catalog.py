@@ -13,6 +13,8 @@ from pathlib import Path
 CATALOG_FILE = Path(__file__).with_name("catalog.toml")
 FULL = "full"
 """The id of the full drill: every core target blank at once, one split per target."""
+BUILTIN = "autograd"
+"""The built-in pack's name (grader/packs.py): its ids are bare, ``autograd/ID`` typed is ``ID``."""
 
 
 def listed(names: Sequence[str]) -> str:
@@ -61,6 +63,31 @@ class Target:
     runs: tuple[str, ...] = ()
     """Symbols of other targets that some of its tests run, besides those of ``needs`` (not probed;
     their targets may come after it): a change to them grades it again (drills/loop/incremental.py)."""
+    pack: str = BUILTIN
+    """The name of the pack it is of (grader/packs.py). In the merged catalog of every installed pack
+    (drills/targets.py) another pack's ``id`` and ``needs`` are canonical (``layers/layernorm``);
+    ``marker`` and ``symbols`` stay the pack's own (its tests' marker, its reference's names)."""
+
+    @property
+    def own_id(self) -> str:
+        """The id its pack's own catalog gives it (``layernorm`` for ``layers/layernorm``): what its pack's
+        tests and their report name it by."""
+        return self.id.removeprefix(f"{self.pack}/") if self.pack != BUILTIN else self.id
+
+
+@dataclass(frozen=True)
+class Full:
+    """Another pack's full drill in the merged catalog (drills/targets.py): ``P/full``."""
+
+    id: str
+    """Canonical: ``layers/full``."""
+    pack: str
+    targets: tuple[Target, ...]
+    """The pack's core targets, canonical ids, in its order: what it blanks, one split each."""
+    target_time: int
+    summary: str = ""
+    time_reasoning: str = ""
+    """Why its target time is what it is (its catalog's ``[full]`` ``time_reasoning``, if any)."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +100,15 @@ class Catalog:
     """The follow-up targets, each drilled and graded on its own."""
     full_summary: str = ""
     """One line for ``drill list``: what the ``full`` drill is."""
+    others: tuple[Target, ...] = ()
+    """The merged catalog's (drills/targets.py): every other installed pack's targets, canonical ids,
+    pack by pack, each pack's core targets then its follow-ups. Empty in a pack's own catalog."""
+    fulls: tuple[Full, ...] = ()
+    """The merged catalog's: every other installed pack's full drill (``layers/full``), in pack order."""
 
     @property
     def every(self) -> tuple[Target, ...]:
-        return self.targets + self.extensions
+        return self.targets + self.extensions + self.others
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -90,8 +122,20 @@ class Catalog:
     @property
     def drill_ids(self) -> tuple[str, ...]:
         """Everything ``drill start`` takes, in the one order the tool lists them: the core targets,
-        ``full``, then the follow-ups."""
-        return (*self.ids, FULL, *(t.id for t in self.extensions))
+        ``full``, then the follow-ups; then each other pack's drills in the same order (merged catalog)."""
+        ids = [*self.ids, FULL, *(t.id for t in self.extensions)]
+        for full in self.fulls:
+            mine = [t for t in self.others if t.pack == full.pack]
+            ids += [*(t.id for t in mine if not t.extension), full.id, *(t.id for t in mine if t.extension)]
+        return tuple(ids)
+
+    def full_of(self, drill_id: str) -> Full | None:
+        """The other pack's full drill of this id (``layers/full``), if it is one."""
+        return next((f for f in self.fulls if f.id == drill_id), None)
+
+    def is_full(self, drill_id: str) -> bool:
+        """``drill_id`` is a full drill: ``full`` or another pack's (``layers/full``)."""
+        return drill_id == FULL or self.full_of(drill_id) is not None
 
     def get(self, target_id: str) -> Target:
         """The target with this id; a KeyError that suggests the closest id otherwise. ``full`` is no
@@ -102,20 +146,50 @@ class Catalog:
                 return target
         if target_id == FULL:
             raise NotOneTarget(self.all_ids)
+        if (full := self.full_of(target_id)) is not None:
+            raise NotOneTarget(tuple(t.id for t in self.every if t.pack == full.pack), full.id)
+        pack, slash, _ = target_id.partition("/")
+        if slash and pack != BUILTIN and all(f.pack != pack for f in self.fulls):
+            raise PackNotInstalled(target_id, pack)  # an id the history keeps of a pack gone
         raise UnknownTarget(target_id, self.drill_ids)
 
     def resolve(self, typed: str) -> str:
-        """The drill id a user typed (``full``, or a target id, ``_`` for ``-`` allowed); an
-        UnknownTarget that suggests the closest id otherwise."""
-        return FULL if typed == FULL else self.get(typed.replace("_", "-")).id
+        """The canonical drill id a user typed, an UnknownTarget that suggests the closest id otherwise.
+        Typed: a canonical id (``full``, ``max``, ``layers/layernorm``, ``layers/full``); ``autograd/ID``
+        for a built-in id; a bare id of another pack that one installed pack alone has and the built-in
+        pack has not (``layernorm``); ``_`` for ``-`` anywhere in the id. A bare id several other packs
+        have is an AmbiguousTarget naming the qualified ids."""
+        known = self.drill_ids
+        pack, slash, bare = typed.rpartition("/")
+        for candidate in dict.fromkeys((bare, bare.replace("_", "-"))):
+            if slash and pack == BUILTIN:
+                if candidate in known and "/" not in candidate:
+                    return candidate
+                continue
+            wanted = f"{pack}/{candidate}" if slash else candidate
+            if wanted in known:
+                return wanted
+            if not slash:
+                clash = [i for i in known if i.endswith(f"/{candidate}")]
+                if len(clash) == 1:
+                    return clash[0]
+                if clash:
+                    raise AmbiguousTarget(typed, tuple(clash))
+        raise UnknownTarget(typed.replace("_", "-"), known)  # as before packs: named with - for _
 
     def drilled(self, drill_id: str) -> tuple[Target, ...]:
-        """The targets a drill blanks: one, or every core target for ``full``."""
-        return self.targets if drill_id == FULL else (self.get(drill_id),)
+        """The targets a drill blanks: one, or every core target of its pack for a full drill."""
+        if drill_id == FULL:
+            return self.targets
+        full = self.full_of(drill_id)
+        return full.targets if full is not None else (self.get(drill_id),)
 
     def target_time(self, drill_id: str) -> int:
-        """Seconds to beat in the drill ``drill_id`` (``full`` included)."""
-        return self.full_time if drill_id == FULL else self.get(drill_id).target_time
+        """Seconds to beat in the drill ``drill_id`` (``full`` and ``layers/full`` included)."""
+        if drill_id == FULL:
+            return self.full_time
+        full = self.full_of(drill_id)
+        return full.target_time if full is not None else self.get(drill_id).target_time
 
     def top_level_names(self) -> tuple[str, ...]:
         """The names a solution file defines (``unbroadcast``, ``Tensor``, ...), in catalog order."""
@@ -140,11 +214,30 @@ class UnknownTarget(KeyError):
 
 
 class NotOneTarget(UnknownTarget):
-    """``full`` where one target is asked for: it is the drill of every core target."""
+    """``full`` (or ``layers/full``) where one target is asked for: it is the drill of every core target."""
 
-    def __init__(self, known: tuple[str, ...]) -> None:
-        KeyError.__init__(self, FULL)
-        self.message = f"{FULL} is the drill of every core target, not one target: name one of {', '.join(known)}."
+    def __init__(self, known: tuple[str, ...], full: str = FULL) -> None:
+        KeyError.__init__(self, full)
+        self.message = f"{full} is the drill of every core target, not one target: name one of {', '.join(known)}."
+
+
+class PackNotInstalled(UnknownTarget):
+    """A drill id of a pack that is not installed (any more): the history has it, no catalog does."""
+
+    def __init__(self, typed: str, pack: str) -> None:
+        KeyError.__init__(self, typed)
+        self.message = (
+            f"target {typed!r}: pack {pack} is not installed "
+            f"(pip install the package that provides it; drill packs lists the packs installed)."
+        )
+
+
+class AmbiguousTarget(UnknownTarget):
+    """A bare id that several installed packs (none the built-in one) have: which one is asked."""
+
+    def __init__(self, typed: str, qualified: tuple[str, ...]) -> None:
+        KeyError.__init__(self, typed)
+        self.message = f"target {typed!r} is in several packs: name one of {', '.join(qualified)}."
 
 
 def find_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograd_drill.grader.catalog import CATALOG_FILE, load_catalog
+from autograd_drill.grader.catalog import BUILTIN, CATALOG_FILE, FULL, load_catalog
 from autograd_drill.reference import ENGINE
 
 if TYPE_CHECKING:
@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 
 GROUP = "autograd_drill.packs"
 """The entry point group a pack declares itself in."""
-BUILTIN = "autograd"
-"""The built-in pack's name: the autograd engine."""
 OURS = "autograd_drill.grader.packs:builtin"
 """The value of the built-in pack's entry point in our pyproject.toml (written as the module is named
 once the tool is one ``autograd_drill`` package)."""
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 """A pack's name: what qualifies its targets (``layers/layernorm``), so no slash, no capitals."""
+TARGET_ID = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+"""A target id of a pack's catalog: the name of its drill's file (``layers/layernorm.py``), so no slash."""
 HERE = Path(__file__).resolve().parent
 UNKNOWN = "?"
 """The name a problem goes by when no entry point could be read at all."""
@@ -200,9 +200,14 @@ def check(pack: Pack, declared: str) -> None:
         if not there:
             raise PackProblem(f"its {field.name} {value} is not a {kind}")
     try:
-        load_catalog(pack.catalog)
+        catalog = load_catalog(pack.catalog)
     except Exception as exc:  # a TOML error, a key missing, a time not m:ss: whatever the file holds
         raise PackProblem(f"its catalog {pack.catalog} does not load: {type(exc).__name__}: {exc}") from None
+    for target_id in catalog.all_ids:  # a drill's file is <workspace>/<name>/<id>.py: no id may leave it
+        if not isinstance(target_id, str) or not TARGET_ID.fullmatch(target_id) or target_id == FULL:
+            raise PackProblem(
+                f"its target id {target_id!r} is not lowercase letters, digits, - and _ (up to 64), or full"
+            )
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -328,7 +328,7 @@ def grade_file(
     culprit = longest[0] if longest is not None else report.running  # stopped from outside: the one that ran on
     return GradeResult(
         file=naming[1],
-        targets=tuple(_summarize(t.id, report, stopped, culprit, naming) for t in targets),
+        targets=tuple(replace(_summarize(t.own_id, report, stopped, culprit, naming), target=t.id) for t in targets),
         seconds=time.perf_counter() - start,
         notes=tuple(report.notes),
     )

@@ -18,10 +18,17 @@ ALLOWED = {
     "autograd_drill.reference": set(),
     "autograd_drill": set(),
     "autograd_drill.grader": {"autograd_drill.grader", "autograd_drill.reference"},
-    "autograd_drill.store": {"autograd_drill.store", "autograd_drill.grader", "autograd_drill.reference"},
+    "autograd_drill.targets": {"autograd_drill.grader", "autograd_drill.reference"},  # every pack's drills, merged
+    "autograd_drill.store": {
+        "autograd_drill.store",
+        "autograd_drill.targets",
+        "autograd_drill.grader",
+        "autograd_drill.reference",
+    },
     "autograd_drill.errors": set(),  # DrillError: the refusal every layer above the store raises
     "autograd_drill.loop": {
         "autograd_drill.loop",
+        "autograd_drill.targets",
         "autograd_drill.store",
         "autograd_drill.errors",
         "autograd_drill.grader",
@@ -29,6 +36,7 @@ ALLOWED = {
     },
     "autograd_drill.interview": {
         "autograd_drill.interview",
+        "autograd_drill.targets",
         "autograd_drill.store",
         "autograd_drill.loop",
         "autograd_drill.errors",
@@ -36,6 +44,7 @@ ALLOWED = {
     },
     "autograd_drill.views": {
         "autograd_drill.views",
+        "autograd_drill.targets",
         "autograd_drill.interview",
         "autograd_drill.store",
         "autograd_drill.loop",
@@ -43,6 +52,7 @@ ALLOWED = {
     },
     "autograd_drill.commands": {
         "autograd_drill.commands",
+        "autograd_drill.targets",
         "autograd_drill.views",
         "autograd_drill.interview",
         "autograd_drill.loop",
@@ -52,6 +62,7 @@ ALLOWED = {
     },
     "autograd_drill.cli": {
         "autograd_drill.cli",
+        "autograd_drill.targets",
         "autograd_drill.errors",
         "autograd_drill.commands",
         "autograd_drill.interview",

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from autograd_drill.commands.common import Terminal, history, rung_target
 from autograd_drill.commands.grade import JSON_VERSION
-from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
 
 if TYPE_CHECKING:
     from autograd_drill.grader.verdict import GradeResult
@@ -85,7 +86,7 @@ def standing_object(told: Standing, kind: str) -> dict[str, Any]:
     """A row of ``drill list``: what it is, where it stands, its recall record."""
     from autograd_drill.store.records import finished_on
 
-    target = load_catalog().target_time(told.target)
+    target = merged().target_time(told.target)
     recall = finished_on(told.own, Rung.RECALL)
     last = recall[-1] if recall else None
     return {
@@ -104,8 +105,9 @@ def listing(term: Terminal) -> None:
     """The catalog with your record: each target and ``full``, in catalog order; the attempt in progress."""
     from autograd_drill.loop.standing import queue, standings
 
-    catalog = load_catalog()
-    core, follow_ups = set(catalog.ids), {t.id for t in catalog.extensions}
+    catalog = merged()
+    core = set(catalog.ids) | {t.id for f in catalog.fulls for t in f.targets}  # each pack's core targets
+    follow_ups = {t.id for t in catalog.every if t.id not in core}
     with history(term) as store:
         now = term.clock()
         told = standings(store, now)

@@ -73,31 +73,32 @@ def show_finish(term: Terminal, store: History, checked: Checked) -> None:
 
 def retyping(store: History, attempt: Attempt) -> Any:
     """Your passing file against the reference, token by token (drills/loop/retype.py)."""
-    from autograd_drill.grader.catalog import load_catalog
     from autograd_drill.loop.retype import retyped
-    from autograd_drill.loop.stubs import REFERENCE, reference_for
+    from autograd_drill.loop.stubs import reference_for
+    from autograd_drill.targets import catalog as merged
+    from autograd_drill.targets import reference_of
     from autograd_drill.views.retype import retype_view
 
     last = store.last_submission(attempt)
     yours = last.source if last is not None else attempt.file.read_text(encoding="utf-8", errors="replace")
-    drilled = load_catalog().drilled(attempt.target)
+    drilled = merged().drilled(attempt.target)
     symbols = [s for t in drilled for s in t.symbols]
     # Against the reference its stub showed: less the code of other drills (drills/loop/stubs.py).
-    shown = reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in drilled])
+    shown = reference_for(reference_of(attempt.target).read_text(encoding="utf-8"), [t.own_id for t in drilled])
     return retype_view(retyped(yours, shown, symbols))
 
 
 def ladder(term: Terminal) -> None:
     """``drill ladder``: every target's rung, its rungs' times and why, what moves it."""
-    from autograd_drill.grader.catalog import FULL
     from autograd_drill.loop.ladder import rung_time
     from autograd_drill.loop.standing import standings
+    from autograd_drill.targets import catalog as merged
     from autograd_drill.views.ladder import ladder_view
 
     with history(term) as store:
         spots = {t: s.place for t, s in standings(store, term.clock()).items()}
     times = {
-        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if drill_id != FULL else (Rung.RECALL,))}
+        drill_id: {r: rung_time(drill_id, r) for r in (RUNGS if not merged().is_full(drill_id) else (Rung.RECALL,))}
         for drill_id in spots
     }
     term.out.print(ladder_view(list(spots.values()), times))

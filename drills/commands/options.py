@@ -11,21 +11,25 @@ import typer
 from autograd_drill.grader.catalog import format_time, listed, load_catalog
 from autograd_drill.interview.plan import MAX_MINUTES, MIN_MINUTES
 from autograd_drill.store.states import RUNGS
+from autograd_drill.targets import builtin_catalog
 
 
 def target_ids(incomplete: str) -> list[str]:
     """What the shell completes a target as (``drill --install-completion``): the catalog's ids, core
-    and follow-ups, and ``full``, those that start with what is typed so far."""
+    and follow-ups, and ``full``, then every other pack's full drill (``layers/full``), those that
+    start with what is typed so far."""
     from autograd_drill.grader.catalog import FULL
+    from autograd_drill.targets import catalog as merged
 
-    return [i for i in (*one_target_ids(incomplete), FULL) if i.startswith(incomplete)]
+    fulls = (f.id for f in merged().fulls)
+    return [i for i in (*one_target_ids(incomplete), FULL, *fulls) if i.startswith(incomplete)]
 
 
 def one_target_ids(incomplete: str) -> list[str]:
     """``target_ids`` where ``full`` is refused (a hint, an interview's task: one target)."""
-    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.targets import catalog as merged
 
-    return [t.id for t in load_catalog().every if t.id.startswith(incomplete)]
+    return [t.id for t in merged().every if t.id.startswith(incomplete)]
 
 
 def target(help: str, full: bool = True) -> Any:
@@ -112,6 +116,10 @@ GradeTargetsOption = Annotated[
     list[str] | None, typer.Option("--target", "-t", help=TARGETS_HELP, autocompletion=pack_target_ids)
 ]
 PACK_HELP = "Grade against this installed pack's targets (drill packs lists them). Default: autograd, the built-in one."
+FULL_PACK_HELP = "The full drill of this installed pack (drill packs lists them). Default: autograd, the built-in one."
+FullPackOption = Annotated[
+    str | None, typer.Option("--pack", metavar="NAME", help=FULL_PACK_HELP, autocompletion=pack_names)
+]
 PackOption = Annotated[str | None, typer.Option("--pack", metavar="NAME", help=PACK_HELP, autocompletion=pack_names)]
 JsonReportFlag = Annotated[
     bool, typer.Option("--json", help=f"Print one JSON object instead of a report (its keys: {CONTRACT}).")
@@ -155,7 +163,7 @@ PacksJsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON obje
 
 def catalog_in_help(grade: Callable[..., Any], full: Callable[..., Any]) -> None:
     """The help of ``drill grade`` names the targets of the catalog, whatever they are; ``drill full``'s, its time."""
-    catalog = load_catalog()
+    catalog = builtin_catalog()  # the help of every command reads it: no entry point is read for it
     core = listed(catalog.ids)
     follow_ups = ", ".join(t.id for t in catalog.extensions)
     grade.__doc__ = (grade.__doc__ or "").replace("CORE", core).replace("FOLLOW_UPS", follow_ups)

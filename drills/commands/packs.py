@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from autograd_drill.commands.common import Terminal
-from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.catalog import FULL, load_catalog
 from autograd_drill.grader.packs import Pack, installed, not_loaded
 
 JSON_VERSION = 1
@@ -27,6 +27,15 @@ def warn_not_loaded(term: Terminal) -> None:
 
     for name, reason in not_loaded():
         term.err.print(not_loaded_line(name, reason), soft_wrap=True)
+
+
+def full_drill(name: str | None) -> str:
+    """The id of the full drill of the pack named ``name`` (None: the built-in one, ``full``); a one-line
+    refusal naming the packs there are when none of that name is installed (``drill full --pack``)."""
+    from autograd_drill.commands.grade import chosen_pack
+    from autograd_drill.targets import canonical
+
+    return canonical(chosen_pack(name).name, FULL)
 
 
 def packs(term: Terminal, as_json: bool) -> None:

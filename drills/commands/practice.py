@@ -6,10 +6,11 @@ from __future__ import annotations
 from rich.text import Text
 
 from autograd_drill.commands.common import Terminal, history
-from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL
 from autograd_drill.loop.active import describe_active
 from autograd_drill.loop.standing import queue, standings
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
 from autograd_drill.views import lines, render
 
 
@@ -31,7 +32,7 @@ def overview(term: Terminal, title: bool = True, as_json: bool = False) -> None:
         cards = queue(told)  # spaced repetition: the first is the one to drill now
         due = {t: render.due_in(s.due - now) for t, s in told.items()}
         rungs = {t: s.rung for t, s in told.items()}
-        term.out.print(render.catalog_table(load_catalog(), {t: s.record for t, s in told.items()}, due, rungs))
+        term.out.print(render.catalog_table(merged(), {t: s.record for t, s in told.items()}, due, rungs))
         term.out.print()
         active = store.active()
     if active is not None:
@@ -120,7 +121,7 @@ def stats(term: Terminal, target: str | None, plot: bool = False, as_json: bool 
     if plot:
         return chart(term, target)
 
-    ids = [target] if target else list(load_catalog().drill_ids)
+    ids = [target] if target else list(merged().drill_ids)
     with history(term) as store:
         told = standings(store, term.clock())  # one story per target: its recall row is its standing's
     rows = []

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import FULL, find_functions, listed, load_catalog
+from autograd_drill.grader.catalog import BUILTIN, FULL, find_functions, listed
 from autograd_drill.grader.solution_file import UnreadableFile, read_solution
-from autograd_drill.loop.stubs import REFERENCE, reference_for
+from autograd_drill.loop.stubs import reference_for
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import display
 from autograd_drill.store.states import Outcome
+from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import reference_of
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     """``drill diff [TARGET]``: TARGET, ``full`` (every core target's symbols, of your latest full
     drill) or, left out, the drill of your latest attempt (all of a full drill once it ended; while
     it runs, its first target not passed yet)."""
-    catalog = load_catalog()
+    catalog = merged()
     attempt = history.active()
     if target_id is None:
         if attempt is None:
@@ -66,17 +68,18 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
                 raise DrillError("nothing to compare yet: start a drill with  drill start TARGET")
             attempt = attempts[-1]
         drilled = catalog.drilled(attempt.target)
-        if attempt.target == FULL and not attempt.in_progress:
+        if catalog.is_full(attempt.target) and not attempt.in_progress:
             targets = drilled
         else:
             targets = (next((t for t in drilled if t.id not in attempt.splits), drilled[0]),)
         drill_id = attempt.target if len(targets) > 1 else targets[0].id
-    elif target_id == FULL:
-        drill_id, targets = FULL, catalog.targets
-        if attempt is None or attempt.target != FULL:
-            fulls = history.attempts(FULL)
+    elif catalog.is_full(target_id):
+        drill_id, targets = target_id, catalog.drilled(target_id)
+        if attempt is None or attempt.target != target_id:
+            fulls = history.attempts(target_id)
             if not fulls:
-                raise DrillError(f"you have never drilled {FULL}: start with  drill {FULL}")
+                command = FULL if target_id == FULL else f"start {target_id}"
+                raise DrillError(f"you have never drilled {target_id}: start with  drill {command}")
             attempt = fulls[-1]
     else:
         target = catalog.get(target_id)
@@ -104,7 +107,8 @@ def compare(history: History, target_id: str | None, peek: bool) -> Comparison:
     source, label = _latest_source(history, attempt)
     ours = symbol_sources(source)
     # the reference as the drill's stub shows it: the code tagged for other drills left out
-    reference = symbol_sources(reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in targets]))
+    shown = reference_of(drill_id).read_text(encoding="utf-8")
+    reference = symbol_sources(reference_for(shown, [t.own_id for t in targets]))
     pairs = tuple((s, ours.get(s), reference[s]) for t in targets for s in t.symbols)
     return Comparison(drill_id, label, pairs, peeked=bool(pending), marked_assisted=marked)
 
@@ -118,13 +122,15 @@ class Reference:
     """(symbol, the reference's code), in the catalog's order."""
     marked_assisted: bool
     """Read during an attempt at the target before it passed: that attempt is now assisted."""
+    where: str = "reference/engine.py"
+    """Which file it is: the built-in engine's, or another pack's reference (``the layers pack's reference.py``)."""
 
 
 def reference(history: History, drill_id: str) -> Reference:
     """The reference of a target (of every core target for full). Reading it marks nothing, unless an
     attempt in progress drills one of these targets and has not passed it yet: then, as a peek with
     ``drill diff --peek`` or a hint, that attempt is marked assisted."""
-    catalog = load_catalog()
+    catalog = merged()
     targets = catalog.drilled(drill_id)
     attempt = history.active()
     marked = attempt is not None and any(
@@ -133,8 +139,11 @@ def reference(history: History, drill_id: str) -> Reference:
     if marked:
         assert attempt is not None
         history.mark_assisted(attempt)
-    sources = symbol_sources(reference_for(REFERENCE.read_text(encoding="utf-8"), [t.id for t in targets]))
-    return Reference(drill_id, tuple((s, sources[s]) for t in targets for s in t.symbols), marked)
+    shown = reference_of(drill_id).read_text(encoding="utf-8")
+    sources = symbol_sources(reference_for(shown, [t.own_id for t in targets]))
+    pack = targets[0].pack
+    where = "reference/engine.py" if pack == BUILTIN else f"the {pack} pack's {reference_of(drill_id).name}"
+    return Reference(drill_id, tuple((s, sources[s]) for t in targets for s in t.symbols), marked, where)
 
 
 def _latest_source(history: History, attempt: Attempt) -> tuple[str, str]:

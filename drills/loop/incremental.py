@@ -26,8 +26,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
-from autograd_drill.grader.catalog import Target, find_functions, load_catalog
+from autograd_drill.grader.catalog import Target, find_functions
 from autograd_drill.grader.verdict import GradeResult, TargetResult
+from autograd_drill.targets import catalog as merged
 
 ALWAYS = ("Tensor.__init__",)
 """Run by every target's tests."""
@@ -169,7 +170,7 @@ def names_used(nodes: Iterable[ast.AST], modules: set[str]) -> set[str]:
 
 def needed(target: Target) -> list[Target]:
     """The target and the targets it needs (catalog ``needs``), transitively."""
-    catalog, out, todo = load_catalog(), [target], list(target.needs)
+    catalog, out, todo = merged(), [target], list(target.needs)
     while todo:
         other = catalog.get(todo.pop())
         if other not in out:

@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time
 from autograd_drill.reference import ENGINE as REFERENCE
 from autograd_drill.store import states
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import atomic_write, data_dir
 from autograd_drill.store.records import finished, segments
 from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.targets import builtin_catalog, full_drill_of, is_full
+from autograd_drill.targets import catalog as merged
 
 TYPING_SPEED = 200
 """Characters a minute when retyping code one reads as one goes: about 40 words a minute, a steady
@@ -45,25 +47,34 @@ def _rounded_up(seconds: float) -> int:
     return max(STEP, math.ceil(seconds / STEP - 1e-9) * STEP)
 
 
-def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTime:
-    """The target time of ``drill_id`` (a target id, or ``full``) on ``rung``, and why; a ValueError
-    for an unknown rung, or for ``full`` off the recall rung. (The stubs are cut and their characters
-    counted here alone: ``drill list`` replays the ladder from the times ``target_seconds`` keeps.)"""
+def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungTime:
+    """The target time of ``drill_id`` (a target id, or a full drill) on ``rung``, and why; a ValueError
+    for an unknown rung, or for a full drill off the recall rung. ``reference``: default the drill's
+    pack's. (The stubs are cut and their characters counted here alone: ``drill list`` replays the
+    ladder from the times ``target_seconds`` keeps.)"""
     from autograd_drill.loop.retype import body_lines, typed_characters
     from autograd_drill.loop.stubs import check_rung, cut, reference_for
+    from autograd_drill.targets import reference_of
 
     rung = check_rung(rung)
-    catalog = load_catalog()
-    if drill_id == FULL:
+    catalog = merged()
+    reference = reference or reference_of(drill_id)
+    if catalog.is_full(drill_id):
         if rung is not Rung.RECALL:
             raise ValueError("the full drill is recall only: every target from memory at once")
-        return RungTime(catalog.full_time, "recall: the catalog's target time of the full drill.")
+        full = catalog.full_of(drill_id)  # another pack's: its catalog may say why
+        why = (
+            full.time_reasoning
+            if full is not None and full.time_reasoning
+            else "the catalog's target time of the full drill"
+        )
+        return RungTime(catalog.target_time(drill_id), f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
     target = catalog.get(drill_id)
     recall = target.target_time
     if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    source = reference_for(reference.read_text(encoding="utf-8"), [target.id])  # what its stub shows
+    source = reference_for(reference.read_text(encoding="utf-8"), [target.own_id])  # what its stub shows
     lines = body_lines(source, target.symbols)
     whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
     if rung is Rung.COPY:
@@ -73,7 +84,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path = REFERENCE) -> RungTim
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
             f" the half minute: {format_time(seconds)}.",
         )
-    gaps = cut(source, target.symbols, [target.id], Rung.CLOZE).gaps
+    gaps = cut(source, target.symbols, [target.own_id], Rung.CLOZE).gaps
     import textwrap
 
     blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
@@ -205,11 +216,12 @@ def split_outcomes(target: str, runs: Iterable[Attempt]) -> list[tuple[float, in
     run id, outcome): the target written from memory, its time the split's segment. A shared segment's
     time is scaled to the target's own recall time, so that it is over exactly when the segment is over
     its targets' recall times added up (as the schedule rates it)."""
-    catalog = load_catalog()
-    if target not in catalog.ids:
+    catalog = merged()
+    full = _full_of(target)
+    if full is None:
         return []
     out = []
-    for run in finished(r for r in runs if r.target == FULL):
+    for run in finished(r for r in runs if r.target == full):
         segment = next((s for s in segments(run) if target in s.targets), None)
         if segment is None:
             continue
@@ -227,7 +239,7 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
     attempt on a higher rung than the target's (``drill start --rung``) puts it on that rung first:
     you chose to climb. One on a lower rung is practice: it moves the target neither down nor up (a
     recall-level user who retypes once stays on recall). ``full`` is recall only."""
-    if target == FULL:
+    if is_full(target):
         return Place(target, Rung.RECALL, 0, False)
     attempts = list(attempts)
     events = [
@@ -256,7 +268,14 @@ def place(target: str, attempts: Iterable[Attempt]) -> Place:
 
 def current_rung(history: History, target: str) -> Rung:
     """The rung ``drill start TARGET`` starts."""
-    return place(target, [*history.attempts(target), *history.attempts(FULL)]).rung
+    full = _full_of(target)
+    return place(target, [*history.attempts(target), *(history.attempts(full) if full else [])]).rung
+
+
+def _full_of(drill_id: str) -> str | None:
+    """The full drill that blanks the target ``drill_id`` (``full``, ``layers/full``); None for a
+    follow-up or a full drill."""
+    return None if is_full(drill_id) else full_drill_of(merged().get(drill_id))
 
 
 # ---------------------------------------------------------------------------- the README's table
@@ -268,8 +287,8 @@ TABLE_END = "<!-- end of rung times -->"
 
 
 def rung_table() -> str:
-    """Every drill's rung times as a Markdown table, from ``rung_time`` (what the README shows)."""
-    catalog = load_catalog()
+    """The built-in pack's drills' rung times as a Markdown table, from ``rung_time`` (what the README shows)."""
+    catalog = builtin_catalog()
     rows = [
         "| drill | copy | cloze | recall |",
         "|---|---|---|---|",

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import FULL, Target, format_time, load_catalog
+from autograd_drill.grader.catalog import FULL, Target, format_time
 from autograd_drill.grader.verdict import Failure, GradeError, GradeResult, TargetResult
 from autograd_drill.loop.active import describe_active
 from autograd_drill.loop.clock import Clock
 from autograd_drill.loop.ladder import current_rung, rung_time
+from autograd_drill.loop.unwrite import recorded, unwrite
 from autograd_drill.store import pending
 from autograd_drill.store.attempt import AttemptInProgress, file_sha256
 from autograd_drill.store.faults import HistoryError
@@ -24,6 +25,7 @@ from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import atomic_write, display
 from autograd_drill.store.records import personal_best
 from autograd_drill.store.states import Outcome, Rung
+from autograd_drill.targets import catalog as merged
 
 if TYPE_CHECKING:
     from autograd_drill.grader.process import Runner, run_in_subprocess
@@ -83,20 +85,27 @@ def archive_file(path: Path) -> Path:
 
 def start(history: History, target_id: str, workspace: Path, clock: Clock, rung: Rung | None = Rung.RECALL) -> Started:
     """Write the stub of ``rung`` (None: the target's current rung on the ladder) and start the clock."""
+    from autograd_drill.loop.active import typed_drill
     from autograd_drill.loop.stubs import check_rung, stub_for
+    from autograd_drill.targets import reference_of
 
-    target_id = load_catalog().resolve(target_id)
+    target_id = typed_drill(target_id)
     history.writable()
     try:
         rung = check_rung(rung or current_rung(history, target_id))
         timed = rung_time(target_id, rung)
     except ValueError as exc:
         raise DrillError(str(exc)) from None
-    targets = load_catalog().drilled(target_id)
+    catalog = merged()
+    targets = catalog.drilled(target_id)
     symbols = tuple(s for t in targets for s in t.symbols)
-    label = "the full drill (every target)" if target_id == FULL else f"target {target_id}"
-    path = workspace / f"{target_id}.py"
-    stub = stub_for(symbols, label, drills=[t.id for t in targets], rung=rung)
+    label = f"target {target_id}"
+    if catalog.is_full(target_id):
+        pack = "" if target_id == FULL else f" of the {targets[0].pack} pack"
+        label = f"the full drill{pack} (every target)"
+    path = workspace / f"{target_id}.py"  # layers/layernorm: in the folder layers/ (made as it is written)
+    drills = [t.own_id for t in targets]  # as its pack's reference tags them
+    stub = stub_for(symbols, label, reference_of(target_id), drills, rung, targets[0].pack)
     done: dict[str, Path | str | None] = {}
 
     def write() -> str | None:
@@ -111,8 +120,8 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
     try:
         attempt = history.start(target_id, path.resolve(), now, rung, write=write)
     except BaseException as exc:
-        if not _recorded(history, path, now):
-            _unwrite(path, done)  # no attempt: the workspace as it was
+        if not recorded(history, path, now):
+            unwrite(path, done)  # no attempt: the workspace as it was
         if isinstance(exc, OSError):
             raise DrillError(f"cannot write to the workspace {display(workspace)}: {exc.strerror or exc}") from None
         if isinstance(exc, AttemptInProgress):  # one attempt at a time (a racing start waited, and finds it)
@@ -133,33 +142,6 @@ def start(history: History, target_id: str, workspace: Path, clock: Clock, rung:
         rung,
         timed.reasoning,
     )
-
-
-def _recorded(history: History, path: Path, now: float) -> bool:
-    """The start at ``now`` is in the history after all (interrupted once committed)."""
-    try:
-        active = history.active()
-    except (sqlite3.Error, HistoryError):
-        return False
-    return active is not None and active.file == path.resolve() and active.started_at == float(now)
-
-
-def _unwrite(path: Path, done: dict[str, Path | str | None]) -> None:
-    """Undo what a start that was not recorded wrote: its stub goes (only if it is still that very
-    file: a racing start's stub stays), the file it archived comes back. A user's file is never deleted."""
-    try:
-        ours = "sha256" in done and str(path.stat().st_ino) == done["inode"] and file_sha256(path) == done["sha256"]
-    except OSError:
-        ours = False
-    if ours:
-        path.unlink()
-    archived = done.get("archived")
-    if isinstance(archived, Path) and archived.exists() and not path.exists():
-        archived.replace(path)
-        try:
-            archived.parent.rmdir()  # the .archive/ folder, if this start made it
-        except OSError:
-            pass
 
 
 # ---------------------------------------------------------------------------- check
@@ -201,6 +183,7 @@ def check(
     """
     from autograd_drill.grader.solution_file import UnreadableFile, read_solution
     from autograd_drill.loop.incremental import merge
+    from autograd_drill.targets import suite_of
 
     for name in GRADING.keys() - globals().keys():
         __getattr__(name)
@@ -219,7 +202,7 @@ def check(
     source = raw.decode("utf-8", "surrogateescape")  # kept byte for byte
     when = clock()
     elapsed = attempt.elapsed(when)  # grading time is not the user's time
-    targets = load_catalog().drilled(attempt.target)
+    targets = merged().drilled(attempt.target)
     reused: dict[str, TargetResult] = {}
     if len(targets) > 1:
         last = history.last_submission(attempt)
@@ -234,7 +217,13 @@ def check(
             return GradeResult(full, (), 0.0)
         try:
             return grade_file(
-                attempt.file, these, oracle=oracle, label=full, runner=runner or run_in_subprocess, on_failure=told
+                attempt.file,
+                these,
+                oracle=oracle,
+                label=full,
+                runner=runner or run_in_subprocess,
+                on_failure=told,
+                suite=suite_of(attempt.target),
             )
         except GradeError as exc:
             raise DrillError(str(exc)) from None
@@ -337,7 +326,7 @@ class Hints:
 
 
 def hint(history: History, target_id: str | None) -> Hints:
-    catalog = load_catalog()
+    catalog = merged()
     attempt = history.active()
     if attempt is None:
         if target_id is None:
@@ -399,7 +388,7 @@ def target_states(attempt: Attempt, latest: GradeResult | None) -> tuple[TargetS
     """Each target of the attempt, in catalog order, by its split and the verdict ``latest``."""
     graded = {t.target: t for t in latest.targets} if latest is not None else {}
     return tuple(
-        TargetState(t.id, attempt.splits.get(t.id), graded.get(t.id)) for t in load_catalog().drilled(attempt.target)
+        TargetState(t.id, attempt.splits.get(t.id), graded.get(t.id)) for t in merged().drilled(attempt.target)
     )
 
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograd_drill.grader.catalog import FULL, format_time, load_catalog
+from autograd_drill.grader.catalog import FULL, format_time
 from autograd_drill.loop.ladder import Place, place
 from autograd_drill.store import records
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.records import DrillRecord, Scoreboard, TargetStats, finished
-from autograd_drill.store.schedule import TargetCard, deck, in_order
+from autograd_drill.store.schedule import TargetCard, card, deck, in_order
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import full_drill_of, is_full
 
 
 @dataclass(frozen=True)
@@ -79,21 +81,19 @@ class Standing:
 def standings(history: History, now: float) -> dict[str, Standing]:
     """Every drill's standing, in catalog order, from one read of the history."""
     attempts = history.attempts()
-    runs = [a for a in attempts if a.target == FULL]
-    done_runs = finished(runs)
+    catalog = merged()
+    runs = {f: [a for a in attempts if a.target == f] for f in (FULL, *(f.id for f in catalog.fulls))}
     cards = {c.target: c for c in deck(history, now, attempts)}
-    core = set(load_catalog().ids)
     out = {}
-    for drill_id in load_catalog().drill_ids:
+    for order, drill_id in enumerate(catalog.drill_ids):
         own = [a for a in attempts if a.target == drill_id]
-        splits = sum(1 for r in done_runs if drill_id in r.splits) if drill_id in core else 0
-        out[drill_id] = Standing(
-            drill_id,
-            place(drill_id, [*own, *runs] if drill_id in core else own),
-            splits,
-            cards[drill_id],
-            tuple(own),
-        )
+        full = None if is_full(drill_id) else full_drill_of(catalog.get(drill_id))
+        ran = runs[full] if full is not None else []  # the full drills that blank it: their splits count
+        splits = sum(1 for r in finished(ran) if drill_id in r.splits)
+        # a drill the schedule's deck has no card of (another pack's): its own attempts' card, until
+        # drills/store/schedule.py reads every pack's drills (its card reads only the built-in targets' times)
+        told = cards.get(drill_id) or card(drill_id, order, catalog.target_time(drill_id), own, now)
+        out[drill_id] = Standing(drill_id, place(drill_id, [*own, *ran]), splits, told, tuple(own))
     return out
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.catalog import BUILTIN
 from autograd_drill.loop.cloze import (
     blanked_argument,
     body_of,
@@ -39,6 +39,7 @@ from autograd_drill.loop.cloze import (
 )
 from autograd_drill.reference import ENGINE
 from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.targets import catalog as merged
 
 REFERENCE = ENGINE
 
@@ -165,16 +166,17 @@ def trimmed(source: str, drills: Collection[str] | None) -> dict[str, list[str]]
     return found
 
 
-def left_out(drills: Collection[str] | None, source: str) -> list[str]:
-    """The symbols of ``source`` that only follow-ups other than ``drills`` drill: the stub of
-    ``drills`` leaves their code out (None: none)."""
+def left_out(drills: Collection[str] | None, source: str, pack: str = BUILTIN) -> list[str]:
+    """The symbols of ``source`` (the reference of the pack named ``pack``) that only its follow-ups
+    other than ``drills`` (ids in that pack's own catalog) drill: the stub of ``drills`` leaves their
+    code out (None: none)."""
     if drills is None:
         return []
-    catalog = load_catalog()
-    core = {s for t in catalog.targets for s in t.symbols}
-    own = {s for t in catalog.every if t.id in drills for s in t.symbols}
+    mine = [t for t in merged().every if t.pack == pack]
+    core = {s for t in mine if not t.extension for s in t.symbols}
+    own = {s for t in mine if t.own_id in drills for s in t.symbols}
     functions = functions_in(source)
-    return [s for t in catalog.extensions for s in t.symbols if s not in core | own and s in functions]
+    return [s for t in mine if t.extension for s in t.symbols if s not in core | own and s in functions]
 
 
 def check_rung(rung: str) -> Rung:
@@ -318,7 +320,7 @@ def cut(
         indent = lines[first.lineno - 1][: first.col_offset]
         doc = docstring_lines(lines[first.lineno - 1 : first.end_lineno], drills)
         if symbol in absent:
-            drill = next((t.id for t in load_catalog().every if symbol in t.symbols), "its own")
+            drill = next((t.id for t in merged().every if symbol in t.symbols), "its own")
             body = [
                 f"{indent}# Not part of this drill: {symbol} is drilled by  drill start {drill}.\n",
                 f'{indent}raise NotImplementedError("{symbol}")\n',
@@ -374,17 +376,19 @@ def stub_for(
     reference: Path = REFERENCE,
     drills: Collection[str] | None = None,
     rung: Rung = Rung.RECALL,
+    pack: str = BUILTIN,
 ) -> str:
     """The stub of a drill: the reference with ``symbols`` blanked for ``rung``, and a header that says so.
 
     ``drills``: the ids whose tagged docstring paragraphs and tagged code the stub keeps (None: every
-    paragraph, all the code); the follow-ups' own symbols of other drills are left out (``left_out``)."""
+    paragraph, all the code), as the reference of the pack named ``pack`` tags them (its own catalog's
+    ids); the follow-ups' own symbols of other drills are left out (``left_out``)."""
     rung = check_rung(rung)
     symbols = list(symbols)
     label = target_label if rung is Rung.RECALL else f"{target_label}, {rung} rung"
     whole = reference.read_text(encoding="utf-8")
     source = reference_for(whole, drills)
-    absent = left_out(drills, source)
+    absent = left_out(drills, source, pack)
     header = (
         f"# autograd-drill: {label}.\n"
         + HEADERS[rung].format(symbols=", ".join(symbols))

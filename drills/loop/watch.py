@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.process import Cancelled, stopped_with_us
 from autograd_drill.grader.verdict import Failure
 from autograd_drill.grader.worker import warm_runner
@@ -42,6 +41,7 @@ from autograd_drill.loop.watch_state import Early, End, Event, Graded, Job, Keys
 from autograd_drill.store.faults import HistoryError
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import display
+from autograd_drill.targets import catalog as merged
 
 DEBOUNCE_MS = 5
 """How long watchfiles waits for more changes after one before it reports them."""
@@ -397,4 +397,4 @@ def _hinted(state: WatchState) -> str | None:
     if state.finished is None:
         return None
     attempt = state.attempt
-    return _last_passed(attempt) if attempt.splits else load_catalog().drilled(attempt.target)[0].id
+    return _last_passed(attempt) if attempt.splits else merged().drilled(attempt.target)[0].id

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
-from autograd_drill.grader.catalog import FULL, load_catalog
+from autograd_drill.grader.catalog import FULL
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.records import Segment, best_segments, finished, regressions, segments, sum_of_best
 from autograd_drill.store.states import RUNGS, Outcome, Rung
+from autograd_drill.targets import catalog as merged
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def progress(
     """Every finished attempt, per drill in the catalog's order and per rung, and the full drill's runs.
 
     ``rung_time(drill, rung)``: the target time of a rung below recall (drills/loop/ladder.py)."""
-    catalog = load_catalog()
+    catalog = merged()
     by_drill: dict[str, list[Attempt]] = {}
     for attempt in history.attempts():
         by_drill.setdefault(attempt.target, []).append(attempt)

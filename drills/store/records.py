@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from autograd_drill.grader.catalog import FULL, load_catalog
 from autograd_drill.store.history import Attempt
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import is_full
 
 
 def finished(attempts: Iterable[Attempt]) -> list[Attempt]:
@@ -107,10 +108,11 @@ def best_segments(runs: Iterable[Attempt], before: Attempt | None = None) -> dic
     return best
 
 
-def sum_of_best(best: dict[tuple[str, ...], float]) -> float | None:
-    """The fastest way through every core target with the best segments (``best_segments``): each core
-    target in exactly one of them, solo or shared, added up. None until they cover every core target."""
-    ids = [t.id for t in load_catalog().targets]
+def sum_of_best(best: dict[tuple[str, ...], float], ids: Sequence[str] | None = None) -> float | None:
+    """The fastest way through every core target (``ids``; None: the built-in pack's) with the best
+    segments (``best_segments``): each core target in exactly one of them, solo or shared, added up.
+    None until they cover every core target."""
+    ids = [t.id for t in merged().targets] if ids is None else list(ids)
     bit = {target: 1 << k for k, target in enumerate(ids)}
     masks = [(sum(bit[t] for t in key), seconds) for key, seconds in best.items() if all(t in bit for t in key)]
     full = (1 << len(ids)) - 1
@@ -193,7 +195,7 @@ def _row(own: Sequence[Attempt], attempt: Attempt, count: int, target_time: int 
     time = attempt.time
     return ScoreRow(
         attempt.target,
-        load_catalog().target_time(attempt.target) if target_time is None else target_time,
+        merged().target_time(attempt.target) if target_time is None else target_time,
         time,
         personal_best(own, attempt.rung),
         count,
@@ -211,9 +213,9 @@ def scoreboard(own: Sequence[Attempt], attempt: Attempt, target_time: int | None
         ``target_time``: of the attempt's rung (None: the catalog's, recall's); its times are compared
         with those of its rung only."""
     count = len(finished_on(own, attempt.rung))
-    if attempt.target != FULL:
+    if not is_full(attempt.target):
         return Scoreboard(attempt, (_row(own, attempt, count, target_time),), None, None)
-    catalog = load_catalog()
+    catalog = merged()
     runs = own
     best, before = best_segments(runs), best_segments(runs, before=attempt)
     rows = tuple(
@@ -231,7 +233,8 @@ def scoreboard(own: Sequence[Attempt], attempt: Attempt, target_time: int | None
         for segment in segments(attempt)
     )
     total = _row(own, attempt, count, None)
-    return Scoreboard(attempt, rows, total, sum_of_best(best), regressions(attempt))
+    core = [t.id for t in catalog.drilled(attempt.target)]
+    return Scoreboard(attempt, rows, total, sum_of_best(best, core), regressions(attempt))
 
 
 # ---------------------------------------------------------------------------- stats
@@ -260,7 +263,7 @@ def stats(
 
     done = finished_on(own, rung)
     times = tuple(a.time for a in done if a.time is not None)
-    limit = load_catalog().target_time(drill_id) if target_time is None else target_time
+    limit = merged().target_time(drill_id) if target_time is None else target_time
     under = sum(1 for a in done if a.time is not None and a.time <= limit)
     return TargetStats(
         target=drill_id,

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from autograd_drill.grader.catalog import FULL, load_catalog
 from autograd_drill.store.export import (
     CSV_FIELDS,
     FORMATS,
@@ -25,6 +24,8 @@ from autograd_drill.store.export import (
 )
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.states import Outcome, Rung, State, state_of
+from autograd_drill.targets import SEPARATOR, is_full, pack_name
+from autograd_drill.targets import catalog as merged
 
 # ---------------------------------------------------------------------------- reading
 
@@ -38,12 +39,14 @@ class _Check:
 
     def __init__(self, where: str) -> None:
         self.where = where
-        self.known = set(load_catalog().drill_ids)
+        self.known = set(merged().drill_ids)
 
     def fail(self, message: str) -> ExportError:
         return ExportError(f"{self.where}: {message}")
 
     def target(self, value: object, field: str = "target") -> str:
+        if value not in self.known and SEPARATOR in value and pack_name(value) not in {t.pack for t in merged().every}:
+            raise self.fail(f"{field} {value!r} is of the pack {pack_name(value)}, which is not installed")
         if value not in self.known:
             raise self.fail(f"{field} {value!r} is not a target ({', '.join(sorted(self.known))})")
         return str(value)
@@ -115,7 +118,7 @@ class _Check:
         if ended < started:
             raise self.fail("ended_at is before started_at")
         target = self.target(fields.get("target"))
-        allowed = tuple(t.id for t in load_catalog().drilled(target))
+        allowed = tuple(t.id for t in merged().drilled(target))
         for split, _ in splits:
             if split not in allowed:
                 raise self.fail(f"an attempt at {target} cannot have a split for {split}")
@@ -125,7 +128,7 @@ class _Check:
             raise self.fail("a passed attempt needs its splits")
         paused = self.seconds(fields.get("paused_seconds", 0), "paused_seconds")
         rung = self.state(Rung, fields.get("rung") or Rung.RECALL, "rung")  # an export from before the ladder
-        if target == FULL and rung is not Rung.RECALL:
+        if is_full(target) and rung is not Rung.RECALL:
             raise self.fail("the full drill is recall only")
         return Record(
             target=target,

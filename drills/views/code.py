@@ -154,7 +154,7 @@ def reference_view(r: Reference) -> RenderableType:
     if r.marked_assisted:
         said = Text(f" Reading the reference during your attempt at {r.target}: it is marked assisted.", style="yellow")
     else:
-        said = Text(f" The reference of {r.target} (reference/engine.py), docstrings left out.", style="dim")
+        said = Text(f" The reference of {r.target} ({r.where}), docstrings left out.", style="dim")
     parts: list[RenderableType] = [said]
     for symbol, source in r.symbols:
         parts += [Text(""), Text(symbol, style="bold"), Syntax(source, "python", theme="ansi_dark", word_wrap=True)]

@@ -10,8 +10,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from autograd_drill.grader.catalog import FULL, format_time
+from autograd_drill.grader.catalog import format_time
 from autograd_drill.store.states import RUNGS, Rung
+from autograd_drill.targets import is_full
 from autograd_drill.views.render import id_column, next_step
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ RULE = (
 
 def to_move(spot: Place, seconds: int) -> str:
     """What moves a target up from its rung, and how close it is to moving down."""
-    if spot.target == FULL:
+    if is_full(spot.target):
         return "recall only"
     if spot.rung == Rung.RECALL:
         up = "the top: drill next schedules it"
@@ -71,7 +72,7 @@ def ladder_view(places: Sequence[Place], times: Mapping[str, Mapping[Rung, RungT
 
 def moved_line(target: str, before: Rung, after: Rung) -> Text | None:
     """Where an attempt just finished moved its target on the ladder; None when it stays on recall."""
-    if before == after == Rung.RECALL or target == FULL:
+    if before == after == Rung.RECALL or is_full(target):
         return None
     if RUNGS.index(after) > RUNGS.index(before):
         said = f"moves up to {after}"

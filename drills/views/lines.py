@@ -13,6 +13,7 @@ from rich.text import Text
 from autograd_drill.grader.catalog import FULL, format_time, listed
 from autograd_drill.store.paths import display
 from autograd_drill.store.states import Rung
+from autograd_drill.targets import is_full, pack_name
 from autograd_drill.views.render import counted, due_in, next_step
 from autograd_drill.views.whole import whole, whole_markup
 
@@ -27,14 +28,16 @@ if TYPE_CHECKING:
 def started_view(started: Started) -> RenderableType:
     """``drill start``: what was written and blanked, the archive of the previous file, the clock."""
     symbols = list(started.symbols)
-    blank = f"all {len(symbols)} functions of the engine" if started.attempt.target == FULL else listed(symbols)
+    target = started.attempt.target
+    of = "the engine" if target == FULL else f"the {pack_name(target)} pack"
+    blank = f"all {len(symbols)} functions of {of}" if is_full(target) else listed(symbols)
     verb = "is" if len(symbols) == 1 else "are"
     said = {
         Rung.COPY: f"{blank} {verb} blank, the reference's code in view above each blank to retype",
         Rung.CLOZE: f"the key lines of {blank} are blank, the rest of their code given",
     }.get(started.rung, f"{blank} {verb} blank")
     lines = [f" Wrote [bold]{escape(display(started.path))}[/]: {said}; everything else is the reference."]
-    if started.attempt.target != FULL:
+    if not is_full(target):
         other = "  (drill ladder: every rung)" if started.rung != Rung.RECALL else ""
         lines.append(f" Rung: [bold]{started.rung}[/] of the ladder copy → cloze → recall; --rung chooses.{other}")
     if started.archived:
@@ -44,7 +47,7 @@ def started_view(started: Started) -> RenderableType:
     lines.append(f" Timer started: [bold]{format_time(started.target_time)}[/] to beat. Your best{on}: {best}.")
     if started.reasoning:
         lines.append(f" [dim]Why {format_time(started.target_time)}: {escape(started.reasoning)}[/]")
-    if started.attempt.target == FULL:
+    if is_full(target):
         lines.append(" Each target gets its own split when it first passes, like a speedrun timer.")
     lines.append(" Now: open the file in your editor, and run [bold cyan]drill watch[/] in another terminal.")
     return whole(Text.from_markup("\n".join(lines)))
@@ -72,7 +75,7 @@ def abandoned_view(attempt: Attempt, now: float) -> RenderableType:
 
 
 def gave_up_view(attempt: Attempt, now: float) -> RenderableType:
-    compare = "" if attempt.target == FULL else attempt.target
+    compare = "" if is_full(attempt.target) else attempt.target
     return Text.from_markup(
         f" Gave up {attempt.target} at {format_time(attempt.elapsed(now))}; it counts as an attempt, not a time.\n"
         f" Compare with the reference: [bold cyan]{f'drill diff {compare}'.rstrip()}[/]"

@@ -131,15 +131,27 @@ def _catalog_table(
     for target in catalog.targets:
         add(target.id, symbols(target), target.target_time)
     add(FULL, catalog.full_summary, catalog.full_time)
-    if catalog.extensions:
-        heading = Text("what interviewers ask next", style="dim")
-        first: list[RenderableType] = [Text("follow-ups", style="dim")]
+
+    def group(label: str, text: str) -> None:
+        heading = Text(text, style="dim")
+        first: list[RenderableType] = [Text(label, style="dim")]
         if not narrow:
             first += [*([as_text("")] if column else []), heading]
         table.add_row(*first, *(as_text("") for _ in table.columns[len(first) :]))  # the rest empty
         if narrow:
             below.append(heading)
+
+    if catalog.extensions:
+        group("follow-ups", "what interviewers ask next")
         for target in catalog.extensions:
+            add(target.id, symbols(target), target.target_time)
+    for full in catalog.fulls:  # each other installed pack's drills (drills/targets.py), under its name
+        group(f"{full.pack} pack", f"drill start {full.pack}/ID, or the bare ID where no other pack has it")
+        mine = [t for t in catalog.others if t.pack == full.pack]
+        for target in [t for t in mine if not t.extension]:
+            add(target.id, symbols(target), target.target_time)
+        add(full.id, full.summary, full.target_time)
+        for target in [t for t in mine if t.extension]:
             add(target.id, symbols(target), target.target_time)
     return RowsThenLines(table, below, indent=2) if narrow else table
 

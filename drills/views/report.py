@@ -90,12 +90,12 @@ def grade_report(result: GradeResult) -> RenderableType:
     for tr in result.targets:
         line = Text()
         if tr.passed:
-            line.append(" ✓ ", style="green").append(f"{tr.target:<14}").append(
+            line.append(" ✓ ", style="green").append(f"{tr.target + ' ':<14}").append(
                 f"{counted(tr.tests, 'test')} passed", style="green"
             )
             rows.append(line)
             continue
-        line.append(" ✗ ", style="red").append(f"{tr.target:<14}").append(failed_summary(tr), style="red")
+        line.append(" ✗ ", style="red").append(f"{tr.target + ' ':<14}").append(failed_summary(tr), style="red")
         rows.append(line)
         if tr.failures:
             rows.append(failure_view(tr.failures[0], indent=4, whole=True))
@@ -207,6 +207,7 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float, t
         f"  {format_time(attempt.elapsed(now))}{paused}  target {target}"
     )
     lines: list[RenderableType] = [whole_text(head.append(f"   {display(attempt.file)}"))]
+    width = max([14, *(len(s.target) for s in states)])  # another pack's ids are longer (layers/layernorm)
     for s in states:
         if s.passed:
             mark, detail = Text("✓", style="green"), f"at {format_time(s.split)}" if s.split is not None else ""
@@ -216,22 +217,22 @@ def status_view(attempt: Attempt, states: tuple[TargetState, ...], now: float, t
             mark, detail = Text("✗", style="red"), failing_detail(s)
             if s.regressed:
                 detail = f"(passed at {format_time(s.split or 0)}) {detail}"
-        lines.append(Text("   ").append_text(mark).append(f" {s.target:<14} {s.state:<11} {detail}"))
+        lines.append(Text("   ").append_text(mark).append(f" {s.target:<{width}} {s.state:<11} {detail}"))
     if attempt.reason:
         lines.append(Text(f" Assisted: {attempt.reason}: this attempt sets no best.", style="yellow"))
     lines.append(next_step("drill resume" if attempt.paused else "drill watch"))
     return Group(*lines)
 
 
-def watch_row(state: TargetState, clock: str) -> Text:
+def watch_row(state: TargetState, clock: str, width: int = 14) -> Text:
     """A target's row on the watch screen: ✓ and its split, ✗ and how many tests failed (a target that
-    passed and fails again too), or · not graded yet."""
+    passed and fails again too), or · not graded yet. ``width``: of the id column."""
     if state.passed:
         at = f" at {format_time(state.split)}" if state.split is not None else ""
-        return Text(f"   ✓ {state.target:<14} passed{at}", style="green")
+        return Text(f"   ✓ {state.target:<{width}} passed{at}", style="green")
     if state.result is None:
-        return Text(f"   · {state.target:<14} {clock}not graded yet", style="dim")
-    text = Text(f"   ✗ {state.target:<14} {clock}", style="red")
+        return Text(f"   · {state.target:<{width}} {clock}not graded yet", style="dim")
+    text = Text(f"   ✗ {state.target:<{width}} {clock}", style="red")
     if state.regressed:
         text.append(f"fails again (passed at {format_time(state.split or 0)}): ", style="red")
     return text.append(failed_summary(state.result), style="default")
@@ -285,8 +286,9 @@ def watch_screen(state: WatchState, now: float, target_time: int, footer: bool =
             Padding(failure_view(state.early), (0, 0, 0, 5)),
         ]
     first = state.first_failure
+    width = max([14, *(len(s.target) for s in state.targets)])  # another pack's ids are longer
     for s in state.targets:
-        lines.append(watch_row(s, clock))
+        lines.append(watch_row(s, clock, width))
         if not s.passed and s.failure is not None:
             shown = failure_view(s.failure) if s.failure is first else Text(s.failure.headline, style="dim")
             lines.append(Padding(shown, (0, 0, 0, 5)))
