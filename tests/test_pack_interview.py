@@ -93,3 +93,15 @@ def test_a_packs_full_drill_is_no_interview_task(installed, clock):
     result = drill("interview", "--plan", "--target", "layers/full", code=2)
     assert "layers/full is a" in said(result) and "an interview's task is one target" in said(result)
     assert "Traceback" not in result.output
+
+
+MINE = ["drills/views/chart.py", "drills/store/schedule.py", "drills/interview", "drills/commands/interview.py"]
+"""The practice surfaces routed through drills/targets.py (tests/test_targets.py's NOT_ROUTED_YET)."""
+
+
+def test_the_practice_surfaces_read_the_catalog_through_the_merged_view():
+    from tests.support import ROOT
+    from tests.test_targets import calls_load_catalog_bare
+
+    files = [p for name in MINE for p in ([ROOT / name] if name.endswith(".py") else (ROOT / name).rglob("*.py"))]
+    assert len(files) > 5 and not [str(p) for p in files if calls_load_catalog_bare(p)]

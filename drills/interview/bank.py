@@ -169,7 +169,9 @@ def load_bank(path: Path | None = None) -> Bank:
 @cache
 def file_bank(path: Path = QUESTIONS_FILE) -> Bank:
     """One questions.toml checked against the built-in catalog (the built-in pack's bank)."""
-    return parse_bank(path.read_text(encoding="utf-8"), path.name, load_catalog())
+    from autograd_drill.targets import builtin_catalog
+
+    return parse_bank(path.read_text(encoding="utf-8"), path.name, builtin_catalog())
 
 
 @cache
