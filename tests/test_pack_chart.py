@@ -70,3 +70,14 @@ def test_a_packs_full_drill_is_drawn_with_its_own_runs_and_splits(installed, sto
     assert f"target {format_time(merged().target_time('layers/full'))}" in text and "sum of best 20:00" in text
     assert all(target in text for target in LAYERS) and "unbroadcast" not in text
     assert chart.full_progress(store, T0, "full", UTC) == progress.progress(store, T0, UTC)
+
+
+def test_drill_chart_layers_full_draws_its_runs_and_splits(installed, store, clock):
+    run = store.start("layers/full", Path("/nowhere/full.py"), T0 - DAY)
+    for k, target in enumerate(LAYERS, 1):
+        store.add_split(run, target, 150 * k)
+    store.finish(run, "passed", T0 - DAY + 1000)
+    text = said(drill("chart", "layers/full"))
+    assert "layers/full: each run's total" in text and "layers/full: each target's split per run" in text
+    assert "Sum of best splits: 15:00" in text and "◆ layers/layernorm" in text
+    assert "unbroadcast" not in text

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from autograd_drill.grader.catalog import FULL, format_time
 from autograd_drill.store.progress import FullRun, Progress, Series, day_of, midnight
 from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import is_full
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -285,8 +286,8 @@ def full_progress(
 
 def draw(p: Progress, target: str | None, width: int, height: int, color: bool = True) -> str:
     """The chart for ``drill chart [TARGET]``, as text (ANSI colours unless ``color`` is False)."""
-    if target == FULL:
-        return draw_full(p, width, height, color)
+    if target is not None and is_full(target):  # full, or a pack's (``p`` from ``full_progress``)
+        return draw_full(p, width, height, color, target)
     if target is not None:
         return draw_target(p, target, width, height, color)
     return draw_overview(p, width, height, color)
