@@ -89,6 +89,22 @@ def test_the_builtin_plan_keeps_its_follow_up_and_no_note(installed, clock):
     assert [p["kind"] for p in data["parts"]][:2] == ["coding", "follow-up"] and data["notes"] == []
 
 
+def test_without_a_target_the_schedules_first_core_target_of_any_pack(installed, clock, store):
+    """Every built-in drill passed fast an hour ago (due in days): the queue's first core target is a
+    layers one, never drilled, and the interview takes it."""
+    from tests.support import CATALOG, record_attempt
+
+    for target in [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions)]:
+        record_attempt(store, target, 30, clock.now - 3600)
+    data = json.loads(drill("interview", "--plan", "--json", "--minutes", "45").output)
+    assert data["parts"][0] == {
+        "kind": "coding",
+        "id": "layers/layernorm",
+        "budget": data["parts"][0]["budget"],
+        "why": "first in the schedule's queue; target time 8:00",
+    }
+
+
 def test_a_packs_full_drill_is_no_interview_task(installed, clock):
     result = drill("interview", "--plan", "--target", "layers/full", code=2)
     assert "layers/full is a" in said(result) and "an interview's task is one target" in said(result)
