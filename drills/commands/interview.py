@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from autograd_drill.commands.common import Terminal, history, rung_target
 from autograd_drill.commands.options import oracle_mode
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.interview import interviewer as steps
 from autograd_drill.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks
 from autograd_drill.interview.bank import BankError, Question, load_bank
@@ -25,6 +24,7 @@ from autograd_drill.loop.session import Hints
 from autograd_drill.store.paths import atomic_write, default_workspace, display
 from autograd_drill.store.schedule import queue
 from autograd_drill.store.states import PartOutcome
+from autograd_drill.targets import catalog as merged
 from autograd_drill.views import interview as views
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def make_plan(store: History, minutes: int, target: str | None, now: float) -> P
     try:
         bank = load_bank()
         drills = [c.target for c in queue(store, now)]
-        return plan_interview(load_catalog(), bank, minutes, target, drills, question_deck(store.db, now, bank), now)
+        return plan_interview(merged(), bank, minutes, target, drills, question_deck(store.db, now, bank), now)
     except (PlanError, BankError) as exc:
         raise DrillError(str(exc)) from None
 
@@ -131,7 +131,7 @@ class Session:
         self.coding = coding = steps.start_part(
             self.store, self.number, self.plan, position, budget, default_workspace(), clock
         )
-        target = load_catalog().get(coding.part.target)
+        target = merged().get(coding.part.target)
         self.out.print(
             views.task_view(coding.part.kind, target.id, target.summary, display(coding.started.path), budget)
         )

@@ -140,18 +140,23 @@ def stats(term: Terminal, target: str | None, plot: bool = False, as_json: bool 
 def chart(term: Terminal, target: str | None) -> None:
     from autograd_drill.loop.ladder import target_seconds
     from autograd_drill.store.progress import progress
-    from autograd_drill.views.chart import draw
+    from autograd_drill.targets import is_full
+    from autograd_drill.views.chart import draw, full_progress
 
     out = term.out
+    full = target is not None and is_full(target)  # full, or a pack's: layers/full
     with history(term) as store:
-        data = progress(store, term.clock(), term.tz, target_seconds)
-    has = data.full if target == FULL else [s for s in data.series if target in (None, s.target)]
+        if full and target != FULL:
+            data = full_progress(store, term.clock(), target, term.tz, target_seconds)
+        else:
+            data = progress(store, term.clock(), term.tz, target_seconds)
+    has = data.full if full else [s for s in data.series if target in (None, s.target)]
     if not has:
         out.print(lines.nothing_to_chart(target))
         return
     width = max(40, min(out.size.width, 120))
-    height = max(12, min(out.size.height - 4, 30)) * (2 if target == FULL else 1)
+    height = max(12, min(out.size.height - 4, 30)) * (2 if full else 1)
     out.print(Text.from_ansi(draw(data, target, width, height)), no_wrap=True, crop=False)
-    if target == FULL:
+    if full:
         out.print(render.sum_of_best_line(data.sum_of_best))
     out.print(render.streak_line(data.streak))

@@ -1,16 +1,28 @@
 """The question bank of ``drill interview``: explanation questions with strong answers, and the
 follow-up drill paired with each core target, loaded from ``questions.toml`` into frozen dataclasses
-and checked against the catalog."""
+and checked against the catalog.
+
+``load_bank()`` is the union of every installed pack's questions.toml (grader/packs.py ``Pack.questions``):
+the built-in pack's first, as before packs (bare ids and targets: an interview history reads unchanged),
+then each other pack's, checked against its own catalog and then named as the merged catalog names its
+drills: targets and follow-ups canonical (``layers/layernorm``); a question id another pack took already
+qualified the same way (``layers/<id>``). A pack's file that does not load is one line on stderr and no
+questions of that pack; the built-in bank's problems stay errors (BankError), as before."""
 
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograd_drill.grader.catalog import Catalog, load_catalog
+
+if TYPE_CHECKING:
+    from autograd_drill.grader.packs import Pack
 
 QUESTIONS_FILE = Path(__file__).with_name("questions.toml")
 MIN_POINTS, MAX_POINTS = 3, 6
@@ -144,6 +156,44 @@ def parse_bank(text: str, name: str, catalog: Catalog) -> Bank:
     return Bank(tuple(questions), _follow_ups(raw.get("follow_up", {}), name, catalog))
 
 
+def load_bank(path: Path | None = None) -> Bank:
+    """The bank of every installed pack (module docstring); with ``path``, that one file's alone,
+    checked against the built-in catalog."""
+    if path is not None:
+        return file_bank(path)
+    from autograd_drill.grader.packs import installed
+
+    return merged_bank(installed())
+
+
 @cache
-def load_bank(path: Path = QUESTIONS_FILE) -> Bank:
-    return parse_bank(path.read_text(encoding="utf-8"), path.name, load_catalog())
+def file_bank(path: Path = QUESTIONS_FILE) -> Bank:
+    """One questions.toml checked against the built-in catalog (the built-in pack's bank)."""
+    from autograd_drill.targets import builtin_catalog
+
+    return parse_bank(path.read_text(encoding="utf-8"), path.name, builtin_catalog())
+
+
+@cache
+def merged_bank(packs: tuple[Pack, ...]) -> Bank:
+    """The union of these packs' banks, the first (the built-in pack) as ``file_bank`` reads it."""
+    from autograd_drill.grader.packs import one_line
+    from autograd_drill.targets import canonical
+
+    core = file_bank()
+    questions, follow_ups = list(core.questions), dict(core.follow_ups)
+    for pack in packs[1:]:
+        try:
+            text = pack.questions.read_text(encoding="utf-8")
+            own = parse_bank(text, str(pack.questions), load_catalog(pack.catalog))
+        except (BankError, OSError, UnicodeDecodeError) as exc:
+            sys.stderr.write(one_line(f"drill: the interview questions of the pack {pack.name} do not load: {exc}"))
+            sys.stderr.write("\n")
+            continue
+        taken = {q.id for q in questions}
+        for question in own.questions:
+            qid = canonical(pack.name, question.id) if question.id in taken else question.id
+            questions.append(replace(question, id=qid, target=canonical(pack.name, question.target)))
+        for task, follow in own.follow_ups.items():
+            follow_ups[canonical(pack.name, task)] = canonical(pack.name, follow)
+    return Bank(tuple(questions), follow_ups)

@@ -19,7 +19,6 @@ from datetime import tzinfo
 from pathlib import Path
 
 from autograd_drill.errors import DrillError
-from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.solution_file import UnreadableFile, read_solution
 from autograd_drill.interview.bank import Question, load_bank
 from autograd_drill.interview.due import question_card
@@ -46,6 +45,7 @@ from autograd_drill.store.attempt import AttemptInProgress
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.paths import atomic_write, data_dir
 from autograd_drill.store.states import Outcome, PartOutcome
+from autograd_drill.targets import catalog as merged
 
 
 def interviews_folder() -> Path:
@@ -54,8 +54,9 @@ def interviews_folder() -> Path:
 
 
 def answer_path(interview_id: int, question: str) -> Path:
-    """The file an answer is written in (``$EDITOR``) or kept in (typed in the terminal)."""
-    return interviews_folder() / "answers" / f"interview-{interview_id}-{question}.txt"
+    """The file an answer is written in (``$EDITOR``) or kept in (typed in the terminal). A question id
+    qualified by its pack (``layers/<id>``) is written with a dot for the slash (no id has a dot)."""
+    return interviews_folder() / "answers" / f"interview-{interview_id}-{question.replace('/', '.')}.txt"
 
 
 def begin(store: History, plan: Plan, clock: Clock) -> int:
@@ -138,7 +139,7 @@ def drilled_code(source: str | None, target: str) -> str | None:
     whole file when they cannot all be found in it (it does not parse, say)."""
     if source is None:
         return None
-    symbols = load_catalog().get(target).symbols
+    symbols = merged().get(target).symbols
     found = symbol_sources(source)
     if not all(s in found for s in symbols):
         return source
@@ -226,7 +227,7 @@ def close(
     planned = [q.id for q in record.plan.questions]
     reached = {q for q in planned if answer_path(interview_id, q).exists()}
     earlier = {a.question for q in planned for a in answers(store.db, q) if a.interview_id != interview_id}
-    atomic_write(path, transcript(record, load_bank(), load_catalog(), zone, reached, earlier))
+    atomic_write(path, transcript(record, load_bank(), merged(), zone, reached, earlier))
     set_report(store.db, interview_id, str(path))
     return replace(record, report=str(path)), path
 

@@ -6,9 +6,11 @@ is set aside its target time, and the coding task has what remains, so the follo
 coding task passes within its budget (and then gets all the window left: ``follow_up_window``). When
 the window cannot hold both, the follow-up is left out of the plan, with a note.
 
-The task: the one named (a core target or a follow-up), else the first core target of the schedule's
-queue (most overdue first) that fits in the time: follow-ups come after their core task, and ``full``
-is a session of its own, never an interview's task.
+The task: the one named (a core target or a follow-up, of any installed pack: ``layers/layernorm``),
+else the first core target of any pack in the schedule's queue (most overdue first) that fits in the
+time: follow-ups come after their core task, and a full drill (``full``, ``layers/full``) is a session
+of its own, never an interview's task. A task with no follow-up paired (a pack whose questions.toml
+has no [follow_up] table) has none, with a note, as when the window has no time for one.
 
 The questions, three from 30 minutes on (two below), each chosen in turn from the best tier left:
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from autograd_drill.grader.catalog import FULL, Catalog, format_time
+from autograd_drill.grader.catalog import Catalog, format_time
 from autograd_drill.interview.plan import MAX_MINUTES, MIN_MINUTES, Part, Plan
 from autograd_drill.store.states import PartKind
 
@@ -101,13 +103,15 @@ def _task(catalog: Catalog, target: str | None, queue: Sequence[str], fits: int)
     """The coding task and why."""
     if target is not None:
         resolved = catalog.resolve(target)  # UnknownTarget (a KeyError) names the closest id
-        if resolved == FULL:
+        if catalog.is_full(resolved):
             raise PlanError(
-                f"{FULL} is a {format_time(catalog.full_time)} drill of its own: an interview's task is one target"
+                f"{resolved} is a {format_time(catalog.target_time(resolved))} drill of its own: "
+                "an interview's task is one target"
             )
         return resolved, "asked for"
+    core = {t.id for t in catalog.every if not t.extension}  # every pack's core targets
     for drill_id in queue:
-        if drill_id in catalog.ids and catalog.get(drill_id).target_time <= fits:
+        if drill_id in core and catalog.get(drill_id).target_time <= fits:
             return drill_id, "first in the schedule's queue"
     raise PlanError("no target fits in the time: ask for more minutes (--minutes)")
 
@@ -141,6 +145,8 @@ def plan_interview(
     window = total - sum(q.budget for q in questions)
     parts = [Part(PartKind.CODING, task, window, f"{task_why}; target time {format_time(task_time)}")]
     notes = []
+    if follow_id is None and not catalog.get(task).extension:
+        notes.append(f"no follow-up: the {catalog.get(task).pack} pack pairs none with {task}")
     if follow_id is not None:
         follow_time = catalog.get(follow_id).target_time
         if window - follow_time >= task_time:

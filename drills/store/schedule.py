@@ -1,10 +1,13 @@
 """Spaced repetition: which target to drill now.
 
-One FSRS card per target, and one for ``full``. A card is never stored: it is derived from the
+One FSRS card per drill of every installed pack (drills/targets.py's merged catalog: the built-in
+targets, ``full`` and the follow-ups, then each other pack's by canonical id, ``layers/layernorm``,
+``layers/full``). A card is never stored: it is derived from the
 history by replaying every finished attempt of its target, in order, as a review at the attempt's
 end time, so the schedule cannot drift from what you did. A full drill's split of a core target (its
 first pass within the run) is a review of that target too, at the run's end, its time the split's
-segment (the time spent since the previous split). An abandoned attempt is a reset, not a review.
+segment (the time spent since the previous split); another pack's core target is reviewed by its
+own pack's full drill's splits (``layers/full``). An abandoned attempt is a reset, not a review.
 
 The rungs of the learning ladder below recall (copy, cloze) are learning steps, not reviews: a
 target joins the schedule at its first pass from memory (a recall pass, or a split of a full drill),
@@ -27,10 +30,11 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
-from autograd_drill.grader.catalog import FULL, load_catalog
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.records import finished, segments
 from autograd_drill.store.states import Outcome, Rung
+from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import full_drill_of, is_full
 
 if TYPE_CHECKING:
     from fsrs import Card, Rating, Scheduler
@@ -141,11 +145,11 @@ def card(
         segment = next((s for s in segments(run) if target in s.targets), None)
         if segment is not None:  # a shared segment: its time against its targets' times added up
             spent = segment.seconds
-            limit = target_time + sum(load_catalog().get(t).target_time for t in segment.targets if t != target)
+            limit = target_time + sum(merged().get(t).target_time for t in segment.targets if t != target)
             rated = rating(True, spent, run.assisted, limit)
             done.append((Review(run.id, run.ended_at or now, rated.name, spent, run.assisted, full=True), rated))
     recall = [a for a in finished(attempts) if a.rung is Rung.RECALL]
-    if target != FULL and not done and not any(a.outcome is Outcome.PASSED for a in recall):
+    if not is_full(target) and not done and not any(a.outcome is Outcome.PASSED for a in recall):
         recall = []  # not in the schedule yet: copy, cloze and give-ups are learning steps
     for attempt in recall:
         rated = rate(attempt, target_time)
@@ -159,18 +163,19 @@ def card(
 
 
 def deck(history: History, now: float, attempts: Sequence[Attempt] | None = None) -> tuple[TargetCard, ...]:
-    """Every card, in catalog order: the core targets, full, then the extensions (from ``attempts``,
-    the history's, when they were read already)."""
-    catalog = load_catalog()
+    """Every card, in the merged catalog's order: the core targets, full, then the extensions, then each
+    other pack's drills likewise (from ``attempts``, the history's, when they were read already). A
+    history of built-in ids alone gives the built-in cards as before packs (their order unchanged)."""
+    catalog = merged()
     by_target: dict[str, list[Attempt]] = {}
     for attempt in history.attempts() if attempts is None else attempts:
         by_target.setdefault(attempt.target, []).append(attempt)
-    runs = by_target.get(FULL, [])
-    return tuple(
-        card(drill_id, i, catalog.target_time(drill_id), by_target.get(drill_id, []), now, runs if core else ())
-        for i, drill_id in enumerate(catalog.drill_ids)
-        for core in [drill_id in catalog.ids]
-    )
+    cards = []
+    for i, drill_id in enumerate(catalog.drill_ids):
+        full = None if is_full(drill_id) else full_drill_of(catalog.get(drill_id))
+        runs = by_target.get(full, []) if full is not None else []  # a core target: its pack's full drill's splits
+        cards.append(card(drill_id, i, catalog.target_time(drill_id), by_target.get(drill_id, []), now, runs))
+    return tuple(cards)
 
 
 def in_order(cards: Iterable[TargetCard]) -> list[TargetCard]:

@@ -3,17 +3,30 @@ drill's splits with the sum of best (its segments as the scoreboard has them: ta
 save as one point, and the time lost to regressions).
 
 ``draw`` turns a Progress (drills/store/progress.py gathers it from the history) into text with
-plotext (imported here, when drawing: it costs a third of a second).
+plotext (imported here, when drawing: it costs a third of a second). Every installed pack's drills
+are charted by their canonical ids (``layers/layernorm``); a drill's colour and marker follow its
+place in the merged catalog (drills/targets.py), the built-in drills' as before packs, and no two
+drills share both. ``draw_full`` draws any pack's full drill (``layers/full``) from the Progress
+``full_progress`` gathers of it.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import timedelta
-from typing import Any
+from dataclasses import replace
+from datetime import timedelta, tzinfo
+from typing import TYPE_CHECKING, Any
 
-from autograd_drill.grader.catalog import FULL, format_time, load_catalog
-from autograd_drill.store.progress import Progress, Series, day_of, midnight
+from autograd_drill.grader.catalog import FULL, format_time
+from autograd_drill.store.progress import FullRun, Progress, Series, day_of, midnight
+from autograd_drill.targets import catalog as merged
+from autograd_drill.targets import is_full
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from autograd_drill.store.history import History
+    from autograd_drill.store.states import Rung
 
 COLORS = (12, 10, 9, 14, 13, 3, 5, 6, 4, 2, 1, 11)
 """256-colour codes, one per target in catalog order (the same target, the same colour, in every chart)."""
@@ -28,6 +41,13 @@ BEST_LINE = 10  # green
 
 
 # ---------------------------------------------------------------------------- drawing
+
+
+def style(index: int) -> tuple[int, str]:
+    """The colour and marker of the drill at ``index`` in the merged catalog's order: the first twelve
+    (the built-in drills) as before packs; past them the marker shifts with each round of the colours,
+    so no two drills of up to 144 share both."""
+    return COLORS[index % len(COLORS)], MARKERS[(index + index // len(COLORS)) % len(MARKERS)]
 
 
 def _paint(text: str, color: int | None) -> str:
@@ -119,7 +139,7 @@ def draw_overview(p: Progress, width: int, height: int, color: bool = True) -> s
     tops = [100.0]
     legend: list[tuple[str, int | None, str]] = []
     for s in p.series:
-        code, symbol = COLORS[s.index % len(COLORS)], MARKERS[s.index % len(MARKERS)]
+        code, symbol = style(s.index)
         passed = [(_x(p, q.at), 100 * q.seconds / s.target_time) for q in s.points if q.passed]
         gave_up = [(_x(p, q.at), 100 * q.seconds / s.target_time) for q in s.points if not q.passed]
         _draw_series(figure, [x for x, _ in passed], [y for _, y in passed], symbol, code, lines=True)
@@ -144,7 +164,7 @@ def draw_target(p: Progress, target: str, width: int, height: int, color: bool =
 
 
 def _draw_series_chart(p: Progress, s: Series, width: int, height: int, color: bool) -> str:
-    code, symbol = COLORS[s.index % len(COLORS)], MARKERS[s.index % len(MARKERS)]
+    code, symbol = style(s.index)
     figure = _figure(width, height, f"{s.label}: time per attempt")
     plain = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and not q.assisted]
     helped = [(_x(p, q.at), q.seconds / 60) for q in s.points if q.passed and q.assisted]
@@ -170,9 +190,12 @@ def _draw_series_chart(p: Progress, s: Series, width: int, height: int, color: b
     return figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
 
 
-def draw_full(p: Progress, width: int, height: int, color: bool = True) -> str:
-    """The full drill: each run's total against its target time and the sum of best, then each target's split per run."""
-    catalog = load_catalog()
+def draw_full(p: Progress, width: int, height: int, color: bool = True, drill: str = FULL) -> str:
+    """A full drill (``full``, or a pack's: ``layers/full``, ``p`` then from ``full_progress``): each run's
+    total against its target time and the sum of best, then each of its targets' split per run."""
+    catalog = merged()
+    order = catalog.drill_ids
+    full_time, drilled = catalog.target_time(drill), catalog.drilled(drill)
     runs = p.full
     half = max(8, height // 2)
     numbers = [r.number for r in runs]
@@ -183,39 +206,38 @@ def draw_full(p: Progress, width: int, height: int, color: bool = True) -> str:
         figure.ruler("x").ticks(shown, [f"#{n}" for n in shown])
         figure.ruler("x").lim(0.5, len(runs) + 0.5)
 
-    figure = _figure(width, half, "full: each run's total")
-    code = COLORS[len(catalog.targets) % len(COLORS)]
+    figure = _figure(width, half, f"{drill}: each run's total")
+    code = style(order.index(drill))[0]
     passed = [(r.number, r.seconds / 60) for r in runs if r.passed]
     gave_up = [(r.number, r.seconds / 60) for r in runs if not r.passed]
     _draw_series(figure, [x for x, _ in passed], [y for _, y in passed], MARKERS[0], code, lines=True)
     _draw_series(figure, [x for x, _ in gave_up], [y for _, y in gave_up], GAVE_UP, code, lines=False)
-    figure.line(catalog.full_time / 60, pixel=_pixel(TARGET_LINE))
+    figure.line(full_time / 60, pixel=_pixel(TARGET_LINE))
     legend: list[tuple[str, int | None, str]] = [(MARKERS[0], code, "passed")]
     if gave_up:
         legend.append((GAVE_UP, code, "gave up"))
-    legend.append(("─", TARGET_LINE, f"target {format_time(catalog.full_time)}"))
+    legend.append(("─", TARGET_LINE, f"target {format_time(full_time)}"))
     if p.sum_of_best is not None:
         figure.line(p.sum_of_best / 60, pixel=_pixel(BEST_LINE))
         legend.append(("─", BEST_LINE, f"sum of best {format_time(p.sum_of_best)}"))
-    top = max([catalog.full_time / 60] + [y for _, y in passed + gave_up]) * 1.15
+    top = max([full_time / 60] + [y for _, y in passed + gave_up]) * 1.15
     run_axis(figure)
-    _y_axis(figure, top, "min", half, mark=catalog.full_time / 60)
+    _y_axis(figure, top, "min", half, mark=full_time / 60)
     totals = figure.build().string(colorless=not color).rstrip() + "\n" + _legend(legend, width, color)
 
-    figure = _figure(width, half, "full: each target's split per run")
+    figure = _figure(width, half, f"{drill}: each target's split per run")
     legend = []
     tops = [1.0]
-    for index, target in enumerate(catalog.targets):  # a target's own segments
+    for target in drilled:  # a target's own segments
         points = [(r.number, s.seconds / 60) for r in runs for s in r.segments if s.targets == (target.id,)]
-        code = COLORS[index % len(COLORS)]
-        _draw_series(figure, [x for x, _ in points], [y for _, y in points], MARKERS[index], code, lines=True)
+        code, symbol = style(order.index(target.id))
+        _draw_series(figure, [x for x, _ in points], [y for _, y in points], symbol, code, lines=True)
         tops += [y for _, y in points]
         if points:  # a target only ever passed with others has its points under their segment
-            legend.append((MARKERS[index], code, target.id))
+            legend.append((symbol, code, target.id))
     groups = list(dict.fromkeys(s.targets for r in runs for s in r.segments if s.shared))
     for k, group in enumerate(groups):  # targets passed on one save: one point for them together
-        index = len(catalog.targets) + 1 + k
-        code, symbol = COLORS[index % len(COLORS)], MARKERS[index % len(MARKERS)]
+        code, symbol = style(order.index(drill) + 1 + k)
         points = [(r.number, s.seconds / 60) for r in runs for s in r.segments if s.targets == group]
         _draw_series(figure, [x for x, _ in points], [y for _, y in points], symbol, code, lines=False)
         tops += [y for _, y in points]
@@ -237,10 +259,35 @@ def _pixel(color: int) -> Any:
     return plt.pixel(foreground=color)
 
 
+def full_progress(
+    history: History,
+    now: float,
+    drill: str,
+    tz: tzinfo | None = None,
+    rung_time: Callable[[str, Rung], int] | None = None,
+) -> Progress:
+    """drills/store/progress.py's Progress with the runs and the sum of best of the full drill ``drill``
+    (``layers/full``; ``full`` as ``progress`` has it): what ``draw_full(..., drill=drill)`` draws."""
+    from autograd_drill.store.progress import progress
+    from autograd_drill.store.records import best_segments, finished, regressions, segments, sum_of_best
+    from autograd_drill.store.states import Outcome
+
+    p = progress(history, now, tz, rung_time)
+    if drill == FULL:
+        return p
+    mine = [a for a in history.attempts() if a.target == drill]
+    runs = tuple(
+        FullRun(n, a.ended_at or now, a.clock_at_end, a.outcome is Outcome.PASSED, tuple(segments(a)), regressions(a))
+        for n, a in enumerate(finished(mine), 1)
+    )
+    ids = [t.id for t in merged().drilled(drill)]
+    return replace(p, full=runs, sum_of_best=sum_of_best(best_segments(mine), ids))
+
+
 def draw(p: Progress, target: str | None, width: int, height: int, color: bool = True) -> str:
     """The chart for ``drill chart [TARGET]``, as text (ANSI colours unless ``color`` is False)."""
-    if target == FULL:
-        return draw_full(p, width, height, color)
+    if target is not None and is_full(target):  # full, or a pack's (``p`` from ``full_progress``)
+        return draw_full(p, width, height, color, target)
     if target is not None:
         return draw_target(p, target, width, height, color)
     return draw_overview(p, width, height, color)
