@@ -7,8 +7,10 @@ report, the verdict order) on that pack's files::
 
     python -m pytest P/tests -c grader/pytest.ini --rootdir grader -p autograd_drill.grader.conftest \\
         --catalog=P/catalog.toml --reference=P/reference.py --oracle-file=P/recorded/oracle.npz \\
-        --impl=FILE --oracle=replay --report-json=REPORT
+        --rootdir=P/tests --impl=FILE --oracle=replay --report-json=REPORT
 
+The second ``--rootdir`` wins: a test's id then names its file (``test_layernorm.py::test_layernorm[...]``,
+as the grader's own do), where the grader's folder as root left it ``::test_layernorm[...]``.
 ``Suite.options`` is that command's part after the tests (grader/run.py ``pytest_args`` adds the rest);
 a pack's description (its ``tests``, ``catalog``, ``reference`` and ``recording``) makes one with
 ``Suite.of``.
@@ -57,4 +59,5 @@ class Suite:
             f"--catalog={self.catalog.resolve()}",
             f"--reference={self.reference.resolve()}",
             f"--oracle-file={self.recording.resolve()}",
+            f"--rootdir={self.tests.resolve()}",  # after the grader's: a test's id names its file, as ours do
         ]

@@ -167,3 +167,22 @@ def test_the_spares_stand_by_with_the_packs_tests_collected(tmp_path, monkeypatc
         assert failed.target == "layers/layernorm" and failed.failures[0].symbol == "layernorm_forward"
     finally:
         watched.runner.close()
+
+
+def test_a_packs_failure_names_its_test_file_as_the_graders_do(tmp_path):
+    """grader/suite.py: the pack's tests folder is the session's root, so a failure's test id is
+    ``test_layernorm.py::test_layernorm[...]`` (the grader's folder as root made it ``::test_layernorm[...]``)."""
+    from dataclasses import replace
+
+    from autograd_drill.grader.catalog import load_catalog
+    from autograd_drill.grader.run import grade_file
+    from autograd_drill.grader.suite import Suite
+    from autograd_drill.targets import qualified
+
+    package = REFERENCE.parent
+    suite = Suite(package / "tests", package / "catalog.toml", REFERENCE, package / "recorded" / "oracle.npz")
+    norm = [qualified(replace(load_catalog(suite.catalog).get("layernorm"), pack="layers"))]
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(WRONG, encoding="utf-8")
+    failed = grade_file(wrong, norm, oracle="replay", suite=suite, first_failure_only=True).targets[0]
+    assert failed.failures[0].test.startswith("test_layernorm.py::test_layernorm["), failed.failures[0].test
