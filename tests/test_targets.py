@@ -164,19 +164,9 @@ def calls_load_catalog_bare(path: Path) -> bool:
     )
 
 
-NOT_ROUTED_YET = {
-    "drills/views/chart.py",
-    "drills/store/schedule.py",
-    "drills/interview/bank.py",
-    "drills/interview/interviewer.py",
-    "drills/commands/interview.py",
-}
-"""h28p's files (the practice surfaces of issue 28): they route through drills/targets.py in their work."""
-
-
 def test_drills_reads_the_catalog_through_the_merged_view_alone():
     bare = {str(p.relative_to(ROOT)) for p in sorted((ROOT / "drills").rglob("*.py")) if calls_load_catalog_bare(p)}
-    assert bare - NOT_ROUTED_YET == {"drills/targets.py"}
+    assert bare == {"drills/targets.py"}
 
 
 TAGGED = '''"""A throwaway pack's reference: a core function whose docstring has a paragraph of its follow-up's."""

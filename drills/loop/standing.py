@@ -13,7 +13,7 @@ from autograd_drill.loop.ladder import Place, place
 from autograd_drill.store import records
 from autograd_drill.store.history import Attempt, History
 from autograd_drill.store.records import DrillRecord, Scoreboard, TargetStats, finished
-from autograd_drill.store.schedule import TargetCard, card, deck, in_order
+from autograd_drill.store.schedule import TargetCard, deck, in_order
 from autograd_drill.store.states import Rung
 from autograd_drill.targets import catalog as merged
 from autograd_drill.targets import full_drill_of, is_full
@@ -85,15 +85,12 @@ def standings(history: History, now: float) -> dict[str, Standing]:
     runs = {f: [a for a in attempts if a.target == f] for f in (FULL, *(f.id for f in catalog.fulls))}
     cards = {c.target: c for c in deck(history, now, attempts)}
     out = {}
-    for order, drill_id in enumerate(catalog.drill_ids):
+    for drill_id in catalog.drill_ids:
         own = [a for a in attempts if a.target == drill_id]
         full = None if is_full(drill_id) else full_drill_of(catalog.get(drill_id))
         ran = runs[full] if full is not None else []  # the full drills that blank it: their splits count
         splits = sum(1 for r in finished(ran) if drill_id in r.splits)
-        # a drill the schedule's deck has no card of (another pack's): its own attempts' card, until
-        # drills/store/schedule.py reads every pack's drills (its card reads only the built-in targets' times)
-        told = cards.get(drill_id) or card(drill_id, order, catalog.target_time(drill_id), own, now)
-        out[drill_id] = Standing(drill_id, place(drill_id, [*own, *ran]), splits, told, tuple(own))
+        out[drill_id] = Standing(drill_id, place(drill_id, [*own, *ran]), splits, cards[drill_id], tuple(own))
     return out
 
 
