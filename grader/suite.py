@@ -49,12 +49,9 @@ class Suite:
     test_files.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
     def options(self) -> list[str]:
-        """The shared plugin, and the pack's catalog, reference and recording (``--option=value``, one token).
-        The rootdir is the pack's tests folder (after the grader's, the last one counts), so a test's id
-        is ``test_<marker>.py::name`` as the autograd pack's are: from outside its rootdir, pytest named
-        a test given as a file ``::name``."""
+        """The shared plugin, and the pack's catalog, reference and recording (``--option=value``, one token),
+        and its tests folder as the rootdir (the module's docstring says why)."""
         return [
-            f"--rootdir={self.tests.resolve()}",
             *("-p", "autograd_drill.grader.conftest"),
             f"--catalog={self.catalog.resolve()}",
             f"--reference={self.reference.resolve()}",
