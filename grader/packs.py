@@ -5,7 +5,7 @@ A pack is declared by an entry point of the group ``autograd_drill.packs`` whose
 returning a ``Pack`` (or a ``Pack`` itself). The autograd engine is the built-in pack: ``builtin()``
 is always first in ``installed()``, called directly, whatever the entry points say. Our own
 pyproject.toml declares it too, as ``autograd_drill.grader.packs:builtin``: that entry point adds
-nothing, and is ignored without a word where its package is not there (before the rename). A pack
+nothing. A pack
 that does not load (its entry point raises, returns no Pack, is named otherwise, has a path missing or
 relative, a catalog that does not load, or a name already taken) is left out and kept in
 ``not_loaded()`` as its name and a one-line reason: never a traceback.
@@ -150,17 +150,14 @@ class PackProblem(Exception):
 
 def _load(point: EntryPoint) -> Pack | None:
     """The checked Pack of ``point``; None for our own built-in entry point, which ``builtin()`` answers
-    (called directly). Ours is skipped when it loads the built-in pack (after the rename) and, with no
-    warning, when its package is not there (before it, there is no ``autograd_drill`` module); any
-    other failure of ours is a problem, as a third party's is."""
+    (called directly). Ours is skipped when it loads the built-in pack; any other outcome of ours is a
+    problem, as a third party's is."""
     ours = point.name == BUILTIN and point.value == OURS
     try:
         with redirect_stdout(sys.stderr):  # what a pack prints as it loads is not drill packs --json's
             value = point.load()
             pack = value() if callable(value) and not isinstance(value, Pack) else value
     except (Exception, SystemExit) as exc:  # whatever a third party's import or call raises, but Ctrl-C
-        if ours and _not_there(exc):
-            return None
         raise PackProblem(f"its entry point {point.value} raised {type(exc).__name__}: {exc}") from None
     if ours and isinstance(pack, Pack) and pack.name == BUILTIN and pack.root == HERE:
         return None
@@ -168,13 +165,6 @@ def _load(point: EntryPoint) -> Pack | None:
         raise PackProblem(f"its entry point {point.value} gave a {type(pack).__name__}, not a Pack")
     check(pack, point.name)
     return pack
-
-
-def _not_there(exc: BaseException) -> bool:
-    """Whether ``exc`` says that our entry point's module, or a package above it, is not there."""
-    module = OURS.partition(":")[0]
-    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-    return name is not None and (module == name or module.startswith(f"{name}."))
 
 
 def check(pack: Pack, declared: str) -> None:

@@ -176,10 +176,9 @@ def test_pyproject_declares_the_builtin_pack_as_a_third_party_would():
     assert [p.name for p in packs.installed()] == ["autograd"] and packs.not_loaded() == ()
 
 
-@pytest.mark.parametrize("value", ["autograd_drill.grader.packs:builtin", "no_such_module.grader.packs:builtin"])
-def test_our_entry_point_adds_nothing_whether_it_imports_or_not(make_pack, monkeypatch, value):
-    """After the rename ``autograd_drill.grader.packs:builtin`` imports (the same Pack: skipped); before
-    it, it does not (ignored, without a word). Both, whatever the layout, with OURS set to each."""
+@pytest.mark.parametrize("value", ["autograd_drill.grader.packs:builtin"])
+def test_our_entry_point_adds_nothing(make_pack, monkeypatch, value):
+    """``autograd_drill.grader.packs:builtin`` imports the same Pack as ``builtin()``: skipped."""
     point = EntryPoint(name="autograd", value=value, group=packs.GROUP)
     monkeypatch.setattr(packs, "OURS", value)
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: (point,) if group == packs.GROUP else ())
@@ -188,8 +187,7 @@ def test_our_entry_point_adds_nothing_whether_it_imports_or_not(make_pack, monke
 
 
 def test_our_entry_point_that_fails_otherwise_is_a_warning(make_pack, monkeypatch):
-    """Only a package that is not there (before the rename) is ours to ignore: a typo in our own
-    pyproject.toml, once the module imports, is a warning as a third party's would be."""
+    """A typo in our own pyproject.toml is a warning, as a third party's would be."""
     value = "autograd_drill.grader.packs:no_such_function"
     point = EntryPoint(name="autograd", value=value, group=packs.GROUP)
     monkeypatch.setattr(packs, "OURS", value)
