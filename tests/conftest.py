@@ -3,7 +3,6 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import resource
@@ -36,7 +35,6 @@ from tests.loop import FakeGrader
 from tests.support import (
     CATALOG,
     REFERENCE,
-    ROOT,
     T0,
     TORCH_AT_COLLECTION,
     collect_tests,
@@ -81,39 +79,6 @@ def pytest_configure(config: pytest.Config) -> None:
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
-
-
-def _sources_stamp() -> Path:
-    """A file that says the bytecode of this tree's modules, as they are now, is cached: named by
-    the path, size and time of each .py file of the repository's packages and tests, and Python's version."""
-    digest = hashlib.sha256(sys.version.encode())
-    for folder in ("drills", "grader", "reference", "packs", "tests"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            stat = path.stat()
-            digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return Path(os.environ.get("PYTHONPYCACHEPREFIX") or BYTECODE) / f"collected-{digest.hexdigest()[:16]}"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_collection(session: pytest.Session) -> Iterator[None]:
-    """pytest-xdist's workers collect one after the other while the bytecode is not cached yet (a
-    fresh clone: each test module's asserts rewritten, every module compiled), then side by side: a
-    cold collection cost each worker 9.8 CPU-s, a warm one 2.7; one after the other, the second
-    finds the first's bytecode (tests/test_suite_cost.py). Where there is no ``fcntl`` (Windows),
-    side by side."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        fcntl = None
-    stamp = _sources_stamp() if os.environ.get("PYTEST_XDIST_WORKER") and fcntl else None
-    if stamp is None or stamp.exists():
-        yield
-        return
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    with open(stamp.parent / "collecting.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-        yield
-        stamp.touch()
 
 
 @pytest.hookimpl(tryfirst=True)
