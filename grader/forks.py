@@ -146,16 +146,18 @@ standby: _Fork | None = None
 grades the same costs its tests, not pytest's set-up (grader/conftest.py, ``--standby``)."""
 
 
-def grade(args: list[str], timeout: float, orphaned: Callable[[], bool], end: Callable[[int], None]) -> tuple[int, str]:
-    """Grade in a fork: the standby, if it was set up for these arguments, else a new one; then set
-    up the next standby for the same arguments, while the user reads the verdict."""
+def grade(
+    args: list[str], timeout: float, orphaned: Callable[[], bool], end: Callable[[int], None], ahead: bool = True
+) -> tuple[int, str]:
+    """Grade in a fork: the standby, if it was set up for these arguments, else a new one; then (if
+    ``ahead``) set up the next standby for the same arguments, while the user reads the verdict."""
     global standby
     fork, standby = standby, None
     if fork is not None and not (fork.key == standby_key(args) and _go(fork, args)):
         _drop(fork)
         fork = None
     result = _await(fork or _fork(args), timeout, orphaned, end)
-    standby = _fork(args, ahead=True)
+    standby = _fork(args, ahead=True) if ahead else None
     return result
 
 

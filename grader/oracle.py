@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-RECORDING = Path(__file__).with_name("recorded") / "oracle.npz"
+from autograd_drill.grader.recording import RECORDING
+
 RECORDING_ENV = "DRILL_ORACLE_RECORDING"
 """Set to 1 by ``python -m autograd_drill.grader.record`` alone: only then may a grading run ``--oracle record``, which
 rewrites the recording (drill refuses it; a hand-run ``pytest grader --oracle record`` is told so)."""

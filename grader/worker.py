@@ -141,7 +141,10 @@ def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None
         stdout.flush()
         for line in stdin:  # ends when drill watch closes the pipe, or dies
             request = json.loads(line)
-            status, output = forks.grade(request["args"], float(request["timeout"]), lambda: _orphaned(parent), _end)
+            ahead = bool(request.get("ahead", True))
+            status, output = forks.grade(
+                request["args"], float(request["timeout"]), lambda: _orphaned(parent), _end, ahead
+            )
             stdout.write(json.dumps({"status": status, "output": output}) + "\n")
             stdout.flush()
     except BrokenPipeError:  # drill watch is gone
@@ -160,6 +163,10 @@ class WarmRunner:
         self.busy = False
         self.cancelled = False
         self.closed = False
+        self.ahead = True
+        """Whether the worker forks the next grading ahead of its save (grader/forks.py, the standby):
+        False where the next grading is seldom of the same selection (the tool's own test suite, whose
+        standbys were each set up and then dropped, tests/conftest.py)."""
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -214,7 +221,7 @@ class WarmRunner:
             proc = self.proc
             assert proc is not None and proc.stdin is not None and proc.stdout is not None
             try:
-                proc.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
+                proc.stdin.write(json.dumps({"args": args, "timeout": timeout, "ahead": self.ahead}) + "\n")
                 proc.stdin.flush()
                 line, stopped = self._reply(proc, stalled)
             except (BrokenPipeError, ValueError):  # ValueError: closed meanwhile (close)

@@ -8,6 +8,7 @@ import os
 import resource
 import signal
 import sqlite3
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -35,6 +36,7 @@ from tests.support import (
     CATALOG,
     REFERENCE,
     T0,
+    TORCH_AT_COLLECTION,
     collect_tests,
     digest_of,
     once_per_run,
@@ -116,11 +118,30 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not log:
         yield
         return
+    os.environ[CPU_LOG_TEST] = item.nodeid  # for the children's own accounting (tests/cpu_report.py)
     cpu, wall = _cpu_seconds(), time.perf_counter()
     yield
-    line = {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu}
+    _log(log, {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu})
+
+
+CPU_LOG_TEST = "DRILL_TEST_CPU_NODE"
+"""The test running when a child was started (under DRILL_TEST_CPU_LOG): what each child's own
+accounting line names (tests/cpu_report.py ``--kinds``)."""
+
+
+def _log(log: str, line: dict[str, object]) -> None:
     with open(f"{log}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}", "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Notes whether the collection imported torch (2.5 CPU-s, paid by each of pytest-xdist's
+    workers); under DRILL_TEST_CPU_LOG, logs what this test process has cost by then (its start-up,
+    conftest's imports and the test modules')."""
+    session.config.stash[TORCH_AT_COLLECTION] = "torch" in sys.modules
+    if log := os.environ.get(CPU_LOG):
+        t = os.times()
+        _log(log, {"collected": t.user + t.system, "items": len(session.items), "torch": "torch" in sys.modules})
 
 
 @pytest.fixture(autouse=True)
@@ -169,10 +190,15 @@ def warm_runner() -> Iterator[Runner]:
 
     For the tests that check what a verdict says (mutants, stubs, alternative engines, messages). How
     a grading is started, stopped and cleaned up is tested with drill run in a child, as users run it
-    (test_robustness, test_lifecycle, test_platforms, test_grade_cli)."""
+    (test_robustness, test_lifecycle, test_platforms, test_grade_cli).
+
+    It forks no standby after a grading (``ahead``, grader/forks.py): the next grading here is seldom
+    of the same selection, and each standby was set up (pytest's configuration, the collection) to be
+    dropped. tests/test_standby.py, the tests of the standby, turn it on."""
     runner = worker.warm_runner()
     # Started now, in the environment the session began with, not in a test's (monkeypatched) one.
     if isinstance(runner, worker.WarmRunner):
+        runner.ahead = False
         runner.start()
     else:
         runner.warm_up()

@@ -1,13 +1,69 @@
 """What each test file costs, from the log tests/conftest.py writes under DRILL_TEST_CPU_LOG=PATH:
 ``python tests/cpu_report.py PATH [N]`` prints the files by CPU seconds (children included), then the
-N dearest tests."""
+N dearest tests, then what each xdist worker paid before its first test (start-up and collection).
+
+By process kind: ``python tests/cpu_report.py --install`` first (tests/cpu_accounting.py: each Python
+process of this interpreter then writes its own CPU under ``PATH.procs/`` when the log is on), and the
+report adds a table of the suite's processes by kind (a ``drill`` command, a grading interpreter, a
+spare, a fork of the warm worker, ...): how many, their own CPU seconds, how many imported torch.
+``--uninstall`` removes the hook."""
 
 from __future__ import annotations
 
 import json
 import sys
+import sysconfig
 from collections import defaultdict
 from pathlib import Path
+
+HOOK = Path(sysconfig.get_paths()["purelib"]) / "drill_cpu_accounting.pth"
+ACCOUNTING = Path(__file__).with_name("cpu_accounting.py")
+
+
+def install() -> None:
+    line = f"import os; os.environ.get('DRILL_TEST_CPU_LOG') and __import__('runpy').run_path({str(ACCOUNTING)!r})\n"
+    HOOK.write_text(line, encoding="utf-8")
+    print(f"wrote {HOOK}")
+
+
+def kind(proc: dict, by_pid: dict[int, dict]) -> str:
+    """What a process was, from its argv (and its parent's, for a fork)."""
+    if proc["fork_of"] is not None:
+        parent = by_pid.get(proc["fork_of"])
+        return f"fork of {kind(parent, by_pid) if parent else 'an unrecorded process'}"
+    argv = proc["argv"][1:]
+    while argv and argv[0].startswith("-") and argv[0] not in ("-m", "-c"):  # -u, -X importtime, -B
+        argv = argv[2:] if argv[0] in ("-X", "-W") else argv[1:]
+    if proc["argv"][0].endswith("/drill"):
+        return f"drill {argv[0] if argv else '(bare)'} (console script)"
+    if argv[:2] == ["-m", "autograd_drill"]:
+        return f"drill {argv[2] if len(argv) > 2 else '(bare)'}"
+    if argv[:2] == ["-m", "autograd_drill.grader.worker"]:
+        return "spare (worker --once)" if "--once" in argv else "warm worker"
+    if argv[:2] == ["-m", "pytest"]:
+        grading = any(a.startswith(("--impl", "--report-json")) for a in argv)
+        return "grading interpreter (pytest)" if grading else "pytest (the run, or a child: a collection, plain pytest)"
+    if argv[:1] == ["-c"] and proc["xdist"] and "exec(eval(sys.stdin.readline()))" in " ".join(argv):
+        return "xdist worker"
+    if argv[:1] == ["-c"]:
+        return "python -c (a test's own script)"
+    if argv[:1] == ["-m"]:
+        return f"python -m {argv[1]}"
+    return f"other: {Path(argv[0]).name if argv else '?'}"
+
+
+def by_kind(folder: Path) -> None:
+    procs = [json.loads(f.read_text(encoding="utf-8")) for f in folder.glob("*.json")]
+    by_pid = {p["pid"]: p for p in procs if p["fork_of"] is None}
+    kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
+    for proc in procs:
+        entry = kinds[kind(proc, by_pid)]
+        entry[0] += 1
+        entry[1] += proc["cpu"]
+        entry[2] += proc["torch"]
+    print(f"{sum(p['cpu'] for p in procs):8.1f} CPU-s own, {len(procs)} processes recorded (killed ones are not)")
+    for name, (n, cpu, torch) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        print(f"{cpu:8.1f} CPU-s {n:5d} processes {cpu / n:6.2f} each  torch in {torch:4d}  {name}")
 
 
 def main(log: str, top: int = 30) -> None:
@@ -17,6 +73,8 @@ def main(log: str, top: int = 30) -> None:
         if f.suffix == ".main" or f.suffix.startswith(".gw")
         for line in f.open()
     ]
+    collected = [line for line in lines if "collected" in line]
+    lines = [line for line in lines if "test" in line]
     files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     for line in lines:
         entry = files[line["test"].split("::")[0]]
@@ -31,7 +89,21 @@ def main(log: str, top: int = 30) -> None:
     print()
     for line in sorted(lines, key=lambda x: -x["cpu"])[:top]:
         print(f"{line['cpu']:8.2f} CPU-s {line['wall']:8.2f} s  {line['test']}")
+    print()
+    for line in collected:
+        print(
+            f"{line['collected']:8.2f} CPU-s by the end of collection ({line['items']} tests, torch imported: {line['torch']})"
+        )
+    procs = Path(f"{log}.procs")
+    if procs.is_dir():
+        print()
+        by_kind(procs)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(int(a) for a in sys.argv[2:3]))
+    if sys.argv[1:] == ["--install"]:
+        install()
+    elif sys.argv[1:] == ["--uninstall"]:
+        HOOK.unlink(missing_ok=True)
+    else:
+        main(sys.argv[1], *(int(a) for a in sys.argv[2:3]))

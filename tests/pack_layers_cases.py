@@ -15,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+
+if TYPE_CHECKING:
+    import torch
 
 from tests.layers_pack import ALTERNATIVES, PACK, PACKAGE, REFERENCE  # noqa: F401  (PACK: re-exported)
 
@@ -44,12 +46,27 @@ class Layer:
     torch_fn: Callable[..., torch.Tensor]
 
 
+def _torch() -> ModuleType:
+    """torch, imported when a test first asks torch for an answer, not when a test module importing
+    this one is collected (2.5 CPU-s that each of pytest-xdist's workers paid at its collection:
+    tests/test_suite_cost.py)."""
+    import torch
+
+    return torch
+
+
+def _functional() -> ModuleType:
+    import torch.nn.functional
+
+    return torch.nn.functional
+
+
 def _conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, stride: object = 1, padding: object = 0):
-    return F.conv2d(x, weight, bias, stride, padding)
+    return _functional().conv2d(x, weight, bias, stride, padding)
 
 
 def _pool(x: torch.Tensor, kernel_size: object, stride: object = None):
-    return F.max_pool2d(x, kernel_size, stride)
+    return _functional().max_pool2d(x, kernel_size, stride)
 
 
 LAYERS = {
@@ -57,23 +74,23 @@ LAYERS = {
         "layernorm_forward",
         "layernorm_backward",
         ("x", "weight", "bias"),
-        lambda x, weight, bias, eps=1e-5: F.layer_norm(x, (x.shape[-1],), weight, bias, eps),
+        lambda x, weight, bias, eps=1e-5: _functional().layer_norm(x, (x.shape[-1],), weight, bias, eps),
     ),
     "batchnorm": Layer(
         "batchnorm_forward",
         "batchnorm_backward",
         ("x", "weight", "bias"),
-        lambda x, weight, bias, eps=1e-5: F.batch_norm(x, None, None, weight, bias, training=True, eps=eps),
+        lambda x, weight, bias, eps=1e-5: _functional().batch_norm(x, None, None, weight, bias, training=True, eps=eps),
     ),
     "attention": Layer(
         "attention_forward",
         "attention_backward",
         ("q", "k", "v"),
-        lambda q, k, v, causal=False: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+        lambda q, k, v, causal=False: _functional().scaled_dot_product_attention(q, k, v, is_causal=causal),
     ),
     "conv2d": Layer("conv2d_forward", "conv2d_backward", ("x", "weight", "bias"), _conv),
     "maxpool2d": Layer("maxpool2d_forward", "maxpool2d_backward", ("x",), _pool),
-    "adam": Layer("adam_step", None, ("param", "grad", "m", "v"), lambda **_: torch.zeros(())),
+    "adam": Layer("adam_step", None, ("param", "grad", "m", "v"), lambda **_: _torch().zeros(())),
 }
 GENERATORS = load(PACKAGE / "tests" / "layers_cases.py")
 """The cases' generators, the pack's own (its oracle tests grade the same cases, and more)."""
@@ -81,11 +98,13 @@ SCALES, MAKERS, COUNT, cases = GENERATORS.SCALES, GENERATORS.MAKERS, GENERATORS.
 
 
 def _tensor(value: object) -> object:
+    torch = _torch()
     return torch.tensor(value, dtype=torch.float64) if isinstance(value, np.ndarray) else value
 
 
 def torch_adam(case: dict[str, object]) -> tuple[np.ndarray, ...]:
     """One torch.optim.Adam step from the state ``(t - 1, m, v)``: the new param, m and v."""
+    torch = _torch()
     param = torch.tensor(case["param"], dtype=torch.float64, requires_grad=True)
     param.grad = torch.tensor(case["grad"], dtype=torch.float64)
     options = {k: case[k] for k in ("lr", "betas", "eps", "weight_decay") if k in case}
@@ -129,6 +148,7 @@ def torch_answer(layer: str, case: dict[str, object], dout: np.ndarray | None) -
     out = spec.torch_fn(**args)
     if dout is None:
         return out.detach().numpy(), []
+    torch = _torch()
     grads = torch.autograd.grad(out, inputs, torch.tensor(dout, dtype=torch.float64))
     return out.detach().numpy(), [g.numpy() for g in grads]
 

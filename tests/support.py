@@ -239,6 +239,11 @@ def by_stem(stem: str) -> Path:
     return next(p for p in ALTERNATIVES if p.stem == stem)
 
 
+TORCH_AT_COLLECTION = pytest.StashKey[bool]()
+"""Whether this test process had imported torch by the end of its collection (tests/conftest.py sets
+it, tests/test_suite_cost.py reads it)."""
+
+
 def once_per_run(folder: Path, name: str, make: Callable[[], dict[str, object]]) -> dict[str, object]:
     """``make()``'s result (JSON), made once per run of the suite and kept in ``folder`` (shared by
     pytest-xdist's workers: tests/conftest.py, ``run_folder``): the first process to ask makes it

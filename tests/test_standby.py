@@ -4,6 +4,7 @@ grades the file as it is when the save comes, and only for the selection it was 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,15 @@ WRONG = REFERENCE_SOURCE.replace("self.grad += out.data * out.grad", "self.grad 
 
 
 @pytest.fixture
-def runner(warm_runner: worker.WarmRunner) -> worker.WarmRunner:
+def runner(warm_runner: worker.WarmRunner) -> Iterator[worker.WarmRunner]:
     """The test process's warm worker (tests/conftest.py), not one more started for a test (about 0.8
     CPU-s each): whatever standby an earlier grading left, the first grading below takes or drops it,
     and each test counts the standby its own gradings leave. test_no_standby_outlives_the_worker
     closes a worker, so starts its own."""
     assert isinstance(warm_runner, worker.WarmRunner)
-    return warm_runner
+    warm_runner.ahead = True  # the suite's runner forks none (tests/conftest.py)
+    yield warm_runner
+    warm_runner.ahead = False
 
 
 def standbys(runner: worker.WarmRunner) -> set[int]:

@@ -31,7 +31,7 @@ def torch_version() -> str | None:
 
 def places() -> dict[str, dict[str, Any]]:
     """The ``--json`` object: each place's absolute path and source."""
-    from autograd_drill.grader.oracle import RECORDING
+    from autograd_drill.grader.recording import RECORDING
     from autograd_drill.interview.interviewer import interviews_folder
 
     data = data_place()

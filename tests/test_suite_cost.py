@@ -1,0 +1,38 @@
+"""What the suite itself costs, by construction (issue 26: ``python -m pytest -n auto`` within 200
+CPU-s): each of pytest-xdist's workers collects every test module, so what a module does at import
+is paid once per worker; what a test process does ahead of time for a grading to come is paid
+whether or not that grading comes. ``python tests/cpu_report.py`` measures it (tests/conftest.py,
+DRILL_TEST_CPU_LOG)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from autograd_drill.grader import worker
+from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.run import grade_file
+from tests.processes import descendants, processes
+from tests.support import REFERENCE_SOURCE, TORCH_AT_COLLECTION
+
+
+def test_the_collection_imports_no_torch(request: pytest.FixtureRequest) -> None:
+    """torch (2.5 CPU-s to import) is imported by the tests about live torch as they run, never by the
+    collection of a module (tests/pack_layers_cases.py imported it at the top: each worker paid it)."""
+    assert request.config.stash[TORCH_AT_COLLECTION] is False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork worker is Linux's")
+def test_the_suites_warm_worker_forks_no_standby(tmp_path, warm_runner: worker.WarmRunner) -> None:
+    """The test process's warm worker grades each request in a fork of its own and forks nothing ahead
+    for the next (tests/conftest.py): its next grading is seldom of the same selection, and each
+    standby set up for it was dropped (57 of 178 gradings of the warm worker's test files). The
+    standby is forked before the reply to a grading is sent (grader/forks.py), so none after the
+    reply means none at all."""
+    file = tmp_path / "engine.py"
+    file.write_text(REFERENCE_SOURCE, encoding="utf-8")
+    assert grade_file(file, [load_catalog().get("unbroadcast")], runner=warm_runner).passed
+    assert warm_runner.proc is not None
+    table = processes()
+    assert not {pid for pid in descendants(warm_runner.proc.pid) if table[pid][0] == warm_runner.proc.pid}
