@@ -32,6 +32,7 @@ from autograd_drill.store import faults
 from autograd_drill.store.history import History
 from autograd_drill.store.paths import history_path
 from tests.loop import FakeGrader
+from tests.pack_here import layers_here
 from tests.support import (
     CATALOG,
     REFERENCE,
@@ -204,6 +205,14 @@ def warm_runner() -> Iterator[Runner]:
         runner.warm_up()
     yield runner
     runner.close()
+
+
+@pytest.fixture(scope="module")
+def layers_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The layers pack installed for one module's tests, in process and for its children
+    (tests/pack_here.py): its site folder."""
+    with layers_here(tmp_path_factory.mktemp("layers")) as site:
+        yield site
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import IO
+from typing import IO, Any
 
 import pytest
 import typer.testing
@@ -340,6 +340,16 @@ def opened() -> Iterator[History]:
         yield store
     finally:
         store.close()
+
+
+def the_interview() -> tuple[Any, list[Any]]:
+    """The one interview of the history under DRILL_HOME (its record), and the history's attempts."""
+    from autograd_drill.interview.store import ensure_tables, interviews
+
+    with opened() as store:
+        ensure_tables(store.db)
+        (record,) = interviews(store.db)
+        return record, store.attempts()
 
 
 def active():

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograd_drill.interview.bank import load_bank
-from autograd_drill.interview.store import ensure_tables, interviews
-from tests.support import CATALOG, DAY, REFERENCE_SOURCE, drill, open_store, said
+from tests.support import CATALOG, DAY, REFERENCE_SOURCE, drill, said, the_interview
 from tests.terminal import Pty
 
 pytest.importorskip("pexpect")
@@ -84,13 +83,7 @@ def test_an_interview_in_a_terminal_from_the_task_to_the_transcript(workspace, c
         term.kill()
     assert "Traceback" not in term.said
 
-    store = open_store()
-    try:
-        ensure_tables(store.db)
-        (record,) = interviews(store.db)
-        attempts = store.attempts()
-    finally:
-        store.close()
+    record, attempts = the_interview()
     assert record.finished and [p.outcome for p in record.parts] == ["passed", "passed"]
     assert [p.nudges for p in record.parts] == [1, 0] and [a.target for a in attempts] == ["unbroadcast", "gradcheck"]
     assert all(a.paused_total < 0.5 for a in attempts), "p paused nothing (the end keeps wall = mono to a microsecond)"

@@ -6,7 +6,6 @@ The layers pack installed in process (tests/pack_here.py); attempts recorded str
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
 
@@ -16,17 +15,10 @@ from autograd_drill.grader.catalog import format_time
 from autograd_drill.store import progress
 from autograd_drill.targets import catalog as merged
 from autograd_drill.views import chart
-from tests.pack_here import layers_here
 from tests.support import DAY, T0, drill, record_attempt, said, use_consoles
 from tests.test_pack_installed import IDS
 
 LAYERS = [f"layers/{i}" for i in IDS]
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with layers_here(tmp_path_factory.mktemp("chart")) as site:
-        yield site
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +31,7 @@ def test_every_drill_has_a_style_of_its_own_and_the_builtin_ones_are_unchanged()
     assert len({chart.style(i) for i in range(144)}) == 144
 
 
-def test_the_overview_tells_a_layers_target_from_the_builtin_one_at_its_place(installed, store):
+def test_the_overview_tells_a_layers_target_from_the_builtin_one_at_its_place(layers_installed, store):
     record_attempt(store, "unbroadcast", 240, T0 - DAY)
     record_attempt(store, "layers/layernorm", 400, T0 - DAY)
     assert merged().drill_ids.index("layers/layernorm") == 12  # where the old cycle gave unbroadcast's ● again
@@ -47,7 +39,7 @@ def test_the_overview_tells_a_layers_target_from_the_builtin_one_at_its_place(in
     assert "● unbroadcast" in text and "◆ layers/layernorm" in text, text
 
 
-def test_drill_chart_of_a_layers_target(installed, store, clock):
+def test_drill_chart_of_a_layers_target(layers_installed, store, clock):
     record_attempt(store, "layers/layernorm", 600, T0 - 2 * DAY)
     record_attempt(store, "layers/layernorm", 300, T0 - DAY)
     text = said(drill("chart", "layernorm"))
@@ -56,7 +48,7 @@ def test_drill_chart_of_a_layers_target(installed, store, clock):
     assert "layers/layernorm" in stats and "8:00" in stats and "5:00" in stats  # its target and best
 
 
-def test_a_packs_full_drill_is_drawn_with_its_own_runs_and_splits(installed, store):
+def test_a_packs_full_drill_is_drawn_with_its_own_runs_and_splits(layers_installed, store):
     first = store.start("layers/full", Path("/nowhere/full.py"), T0 - DAY)
     for k, target in enumerate(LAYERS, 1):
         store.add_split(first, target, 200 * k)
@@ -72,7 +64,7 @@ def test_a_packs_full_drill_is_drawn_with_its_own_runs_and_splits(installed, sto
     assert chart.full_progress(store, T0, "full", UTC) == progress.progress(store, T0, UTC)
 
 
-def test_drill_chart_layers_full_draws_its_runs_and_splits(installed, store, clock):
+def test_drill_chart_layers_full_draws_its_runs_and_splits(layers_installed, store, clock):
     run = store.start("layers/full", Path("/nowhere/full.py"), T0 - DAY)
     for k, target in enumerate(LAYERS, 1):
         store.add_split(run, target, 150 * k)

@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +19,6 @@ from autograd_drill.grader.packs import builtin
 from autograd_drill.interview import interviewer as steps
 from autograd_drill.interview.bank import file_bank, load_bank, merged_bank
 from autograd_drill.targets import pack_of
-from tests.pack_here import layers_here
 from tests.support import drill, said
 from tests.test_pack_installed import PACKAGE
 
@@ -31,13 +28,7 @@ OWN = tomllib.loads((PACKAGE / "questions.toml").read_text(encoding="utf-8"))["q
 """The layers pack's questions as its file holds them (read here, not by the code under test)."""
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with layers_here(tmp_path_factory.mktemp("interview")) as site:
-        yield site
-
-
-def test_the_bank_is_the_union_of_every_packs_questions(installed):
+def test_the_bank_is_the_union_of_every_packs_questions(layers_installed):
     bank, alone = load_bank(), file_bank()
     assert bank.questions[: len(alone.questions)] == alone.questions  # the built-in ones unchanged, first
     mine = bank.questions[len(alone.questions) :]
@@ -47,7 +38,7 @@ def test_the_bank_is_the_union_of_every_packs_questions(installed):
     assert bank.follow_ups == alone.follow_ups  # the layers pack pairs no follow-up
 
 
-def test_a_clashing_question_id_is_qualified_by_its_pack(installed, tmp_path):
+def test_a_clashing_question_id_is_qualified_by_its_pack(layers_installed, tmp_path):
     """A pack's question whose id another pack has already: ``layers/<id>``; the built-in one stays bare."""
     text = (PACKAGE / "questions.toml").read_text(encoding="utf-8")
     clash = tmp_path / "questions.toml"
@@ -60,7 +51,7 @@ def test_a_clashing_question_id_is_qualified_by_its_pack(installed, tmp_path):
     assert path.parent == steps.interviews_folder() / "answers" and path.name == "interview-3-layers.log-sum-exp.txt"
 
 
-def test_a_packs_questions_that_do_not_load_are_one_line(installed, tmp_path, capsys):
+def test_a_packs_questions_that_do_not_load_are_one_line(layers_installed, tmp_path, capsys):
     broken = tmp_path / "questions.toml"
     shutil.copy(PACKAGE / "questions.toml", broken)
     broken.write_text(broken.read_text(encoding="utf-8") + "\n[[question]\n", encoding="utf-8")
@@ -71,7 +62,7 @@ def test_a_packs_questions_that_do_not_load_are_one_line(installed, tmp_path, ca
 
 
 @pytest.mark.parametrize("typed", ["layernorm", "layers/layernorm"])
-def test_drill_interview_target_plans_a_layers_task_and_its_questions(installed, clock, typed):
+def test_drill_interview_target_plans_a_layers_task_and_its_questions(layers_installed, clock, typed):
     data = json.loads(drill("interview", "--plan", "--json", "--minutes", "30", "--target", typed).output)
     coding, *questions = data["parts"]
     assert (coding["kind"], coding["id"]) == ("coding", "layers/layernorm")
@@ -84,12 +75,12 @@ def test_drill_interview_target_plans_a_layers_task_and_its_questions(installed,
     assert "layers/layernorm" in text and "no follow-up: the layers pack pairs none" in text
 
 
-def test_the_builtin_plan_keeps_its_follow_up_and_no_note(installed, clock):
+def test_the_builtin_plan_keeps_its_follow_up_and_no_note(layers_installed, clock):
     data = json.loads(drill("interview", "--plan", "--json", "--minutes", "20", "--target", "unbroadcast").output)
     assert [p["kind"] for p in data["parts"]][:2] == ["coding", "follow-up"] and data["notes"] == []
 
 
-def test_without_a_target_the_schedules_first_core_target_of_any_pack(installed, clock, store):
+def test_without_a_target_the_schedules_first_core_target_of_any_pack(layers_installed, clock, store):
     """Every built-in drill passed fast an hour ago (due in days): the queue's first core target is a
     layers one, never drilled, and the interview takes it."""
     from tests.support import CATALOG, record_attempt
@@ -105,7 +96,7 @@ def test_without_a_target_the_schedules_first_core_target_of_any_pack(installed,
     }
 
 
-def test_a_packs_full_drill_is_no_interview_task(installed, clock):
+def test_a_packs_full_drill_is_no_interview_task(layers_installed, clock):
     result = drill("interview", "--plan", "--target", "layers/full", code=2)
     assert "layers/full is a" in said(result) and "an interview's task is one target" in said(result)
     assert "Traceback" not in result.output

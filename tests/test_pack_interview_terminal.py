@@ -10,14 +10,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from autograd_drill.interview.store import ensure_tables, interviews
-from tests.pack_here import layers_here
-from tests.support import open_store
+from tests.support import the_interview
 from tests.terminal import Pty
 from tests.test_pack_installed import REFERENCE
 
@@ -31,17 +28,11 @@ INTERVIEW += ["--oracle", "replay"]
 ANSWER = "Each row's mean and variance move with every element: two more terms."
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with layers_here(tmp_path_factory.mktemp("interview-pty")) as site:
-        yield site
-
-
 def graded(screen: str) -> bool:
     return "Interview: layers/layernorm" in screen and "⟳ grading" not in screen and "tests failed" in screen
 
 
-def test_an_interview_on_a_layers_target_from_the_task_to_the_transcript(installed, workspace):
+def test_an_interview_on_a_layers_target_from_the_task_to_the_transcript(layers_installed, workspace):
     term = Pty(INTERVIEW)
     try:
         term.wait(graded, "the layers stub graded on the task's live screen")
@@ -65,13 +56,7 @@ def test_an_interview_on_a_layers_target_from_the_task_to_the_transcript(install
         term.kill()
     assert "Traceback" not in term.said
 
-    store = open_store()
-    try:
-        ensure_tables(store.db)
-        (record,) = interviews(store.db)
-        attempts = store.attempts()
-    finally:
-        store.close()
+    record, attempts = the_interview()
     assert record.finished and [(p.target, p.outcome) for p in record.parts] == [("layers/layernorm", "passed")]
     assert [a.target for a in attempts] == ["layers/layernorm"]
     assert [a.question for a in record.answers] == ["layernorm-backward-terms", "layernorm-versus-batchnorm"]

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import shutil
 import tomllib
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from autograd_drill.targets import pack_of
 from autograd_drill.views import reviews
 from autograd_drill.views.render import hint_text
-from tests.pack_here import layers_here
 from tests.support import drill, said, use_consoles
 from tests.test_pack_installed import PACKAGE
 
@@ -29,19 +26,13 @@ LAYERS_CARDS = {
 """The layers pack's cards, read from its file here (not by the code under test), by their local ids."""
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with layers_here(tmp_path_factory.mktemp("reviews")) as site:
-        yield site
-
-
 @pytest.fixture(autouse=True)
 def wide(monkeypatch: pytest.MonkeyPatch) -> None:
     use_consoles(monkeypatch, width=100)
 
 
 @pytest.mark.parametrize("typed", ["layers/layernorm", "layernorm"])
-def test_drill_review_shows_the_packs_card(installed, clock, typed):
+def test_drill_review_shows_the_packs_card(layers_installed, clock, typed):
     result = drill("review", typed)
     text = said(result)
     card = LAYERS_CARDS["layernorm"]
@@ -53,20 +44,20 @@ def test_drill_review_shows_the_packs_card(installed, clock, typed):
     assert "No card yet" not in text and "Next: drill start layers/layernorm" in text
 
 
-def test_every_layers_drill_has_its_card_by_canonical_id(installed):
+def test_every_layers_drill_has_its_card_by_canonical_id(layers_installed):
     for local, card in LAYERS_CARDS.items():
         shown = reviews.review_for(f"layers/{local}")
         assert shown == replace(card, target=f"layers/{local}")
     assert "review: layers/full" in said(drill("review", "layers/full"))
 
 
-def test_the_builtin_cards_are_unchanged_with_a_pack_installed(installed):
+def test_the_builtin_cards_are_unchanged_with_a_pack_installed(layers_installed):
     for local, card in reviews.load_reviews().items():
         assert reviews.review_for(local) == card  # bare ids, the built-in file's cards
     assert reviews.review_for("layernorm") is None  # a bare id is the built-in pack's: no such card
 
 
-def test_the_card_after_a_pass_of_a_layers_target_is_the_packs(installed, clock, passing_grader, tmp_path):
+def test_the_card_after_a_pass_of_a_layers_target_is_the_packs(layers_installed, clock, passing_grader, tmp_path):
     drill("start", "layers/adam", "--rung", "recall")
     clock.advance(200)
     path = tmp_path / "solutions" / "layers" / "adam.py"
@@ -77,7 +68,7 @@ def test_the_card_after_a_pass_of_a_layers_target_is_the_packs(installed, clock,
     assert " ".join(LAYERS_CARDS["adam"].formula.splitlines()[0].split()) in text
 
 
-def test_a_packs_reviews_toml_that_does_not_parse_is_one_line(installed, clock, tmp_path, monkeypatch, capfd):
+def test_a_packs_reviews_toml_that_does_not_parse_is_one_line(layers_installed, clock, tmp_path, monkeypatch, capfd):
     broken = tmp_path / "reviews.toml"
     shutil.copy(PACKAGE / "reviews.toml", broken)
     broken.write_text(broken.read_text(encoding="utf-8") + "\n[[card]\nid = \n", encoding="utf-8")

@@ -6,28 +6,18 @@ Attempts are recorded straight into the history (no grading): the layers pack in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from autograd_drill.store import schedule
 from autograd_drill.store.history import History
 from autograd_drill.targets import builtin_catalog
 from autograd_drill.targets import catalog as merged
-from tests.pack_here import layers_here
 from tests.support import CATALOG, DAY, T0, drill, record_attempt, said
 from tests.test_pack_installed import IDS
 
 LAYERS = [f"layers/{i}" for i in IDS]
 
 pytestmark = pytest.mark.usefixtures("wide_terminal")
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with layers_here(tmp_path_factory.mktemp("schedule")) as site:
-        yield site
 
 
 def builtin_history(store: History) -> None:
@@ -37,7 +27,7 @@ def builtin_history(store: History) -> None:
     record_attempt(store, "max", 100, T0 - 2 * DAY)
 
 
-def test_one_card_per_canonical_id_of_every_pack(installed, store):
+def test_one_card_per_canonical_id_of_every_pack(layers_installed, store):
     deck = schedule.deck(store, T0)
     assert [c.target for c in deck] == list(merged().drill_ids)
     assert [c.target for c in deck][-7:] == [*LAYERS, "layers/full"]
@@ -48,7 +38,7 @@ def test_one_card_per_canonical_id_of_every_pack(installed, store):
     )
 
 
-def test_the_builtin_cards_are_unchanged_by_a_pack(installed, store, monkeypatch):
+def test_the_builtin_cards_are_unchanged_by_a_pack(layers_installed, store, monkeypatch):
     """A history of built-in ids: the same built-in cards (due, reviews, order) with the layers pack
     installed as with the built-in catalog alone; the pack's cards after them, never drilled."""
     builtin_history(store)
@@ -64,7 +54,7 @@ def test_the_builtin_cards_are_unchanged_by_a_pack(installed, store, monkeypatch
     assert any(c.reviews for c in alone) and queued[0] in CATALOG.ids  # the built-in overdue first
 
 
-def test_a_packs_full_drills_splits_review_its_own_targets(installed, store):
+def test_a_packs_full_drills_splits_review_its_own_targets(layers_installed, store):
     """layers/full's splits are reviews of the layers targets (rated against their shared segment's
     target times), not of the built-in ones; the run is a review of layers/full."""
     together = sum(merged().get(t).target_time for t in LAYERS)
@@ -78,7 +68,7 @@ def test_a_packs_full_drills_splits_review_its_own_targets(installed, store):
     assert all(cards[t].new for t in (*CATALOG.ids, "full"))
 
 
-def test_drill_next_chooses_a_layers_target_once_its_history_says_so(installed, clock, store):
+def test_drill_next_chooses_a_layers_target_once_its_history_says_so(layers_installed, clock, store):
     for target in [*CATALOG.ids, "full", *(t.id for t in CATALOG.extensions), *LAYERS, "layers/full"]:
         record_attempt(store, target, 30, T0 - 3600)  # everything drilled fast: due in days
     record_attempt(store, "layers/attention", 600, T0 - 3000, outcome="gave-up")  # Again: due first
