@@ -1,5 +1,5 @@
 """The ``layers`` pack "installed" in this test process, as tests/test_pack_installed.py installs it for
-a child: packs/layers and a throwaway ``autograd_drill_layers-0.1.dist-info`` on ``sys.path`` (so
+a child: packs/layers and a throwaway ``autograd_drill_layers-VERSION.dist-info`` on ``sys.path`` (so
 importlib.metadata finds its entry point), and on PYTHONPATH, with torch made unimportable, for the
 children a grading starts. The merged catalog and the packs found are forgotten on the way in and out
 (drills/targets.py ``clear``), so the tests around see the built-in pack alone again."""

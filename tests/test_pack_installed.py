@@ -1,5 +1,5 @@
 """The ``layers`` pack found as an installed pack (issue 28): ``packs/layers`` on the path with a
-throwaway ``autograd_drill_layers-0.1.dist-info`` beside it (METADATA and entry_points.txt, as
+throwaway ``autograd_drill_layers-VERSION.dist-info`` beside it (METADATA and entry_points.txt, as
 tests/test_packs.py makes its packs), importlib.metadata finds it as it finds a pack pip installed.
 ``drill packs`` lists it after the autograd pack; ``drill grade FILE --pack layers --json`` grades a
 file against its targets (its catalog, reference, oracle tests and recording), from the recording with
@@ -34,7 +34,10 @@ ENTRY = "autograd_drill_layers:pack"
 INSTALLED = any(point.name == "layers" for point in entry_points(group=packs.GROUP))
 """Whether the layers pack is really installed here (pip install packs/layers): then no throwaway
 dist-info is written for it (it would be a second pack named layers) and the real one is tested."""
-VERSION = version("autograd-drill-layers") if INSTALLED else "0.1"
+OWN_VERSION = tomllib.loads((PACK / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+"""The throwaway dist-info's version: the pack's own, so that it agrees with any other metadata of the
+pack that a child may find on packs/layers (the egg-info a build of the pack leaves there)."""
+VERSION = version("autograd-drill-layers") if INSTALLED else OWN_VERSION
 BUG = ("var = x.var(axis=axes, keepdims=True)", "var = x.var(axis=axes, keepdims=True, ddof=1)")
 """batchnorm_forward normalising with the unbiased variance, where torch's training mode uses the biased."""
 
@@ -47,9 +50,11 @@ def installed_site(site: Path, broken: bool = False) -> Path:
     if broken:
         dists.append(("autograd_drill_broken", "broken = no_such_pack_module:pack"))
     for name, line in dists:
-        info = site / f"{name}-0.1.dist-info"
+        info = site / f"{name}-{OWN_VERSION}.dist-info"
         info.mkdir(exist_ok=True)
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {OWN_VERSION}\n", encoding="utf-8"
+        )
         (info / "entry_points.txt").write_text(f"[{packs.GROUP}]\n{line}\n", encoding="utf-8")
     return site
 
