@@ -73,6 +73,12 @@ def pytest_configure(config: pytest.Config) -> None:
     starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and (others := installed_packs()):
+        raise pytest.UsageError(
+            f"this environment has the drill pack(s) {', '.join(others)} installed: the suite tests the tool"
+            " with the built-in pack alone and installs the packs it tests itself; run it in a virtualenv"
+            " made with pip install -e '.[dev]' only (or pip uninstall the pack's distribution first)"
+        )
     os.environ.update(GRADING_LIMITS)
     os.environ.update(SUITE_KNOBS)
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
@@ -80,6 +86,17 @@ def pytest_configure(config: pytest.Config) -> None:
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
+
+
+def installed_packs() -> list[str]:
+    """The drill packs other than the built-in one that this environment has installed (entry points
+    of autograd_drill.packs): none where the suite runs, since its expectations (drill list, the
+    schedule, the interview bank...) are of the built-in pack alone."""
+    from importlib.metadata import entry_points
+
+    from autograd_drill.grader.packs import BUILTIN, GROUP
+
+    return sorted({point.name for point in entry_points(group=GROUP)} - {BUILTIN})
 
 
 @pytest.hookimpl(tryfirst=True)

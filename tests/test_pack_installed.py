@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
-from importlib.metadata import entry_points, version
 from pathlib import Path
 
 import pytest
@@ -31,13 +30,12 @@ PACKAGE = PACK / "autograd_drill_layers"
 REFERENCE = PACKAGE / "reference.py"
 IDS = ["layernorm", "batchnorm", "attention", "conv2d", "maxpool2d", "adam"]
 ENTRY = "autograd_drill_layers:pack"
-INSTALLED = any(point.name == "layers" for point in entry_points(group=packs.GROUP))
-"""Whether the layers pack is really installed here (pip install packs/layers): then no throwaway
-dist-info is written for it (it would be a second pack named layers) and the real one is tested."""
 OWN_VERSION = tomllib.loads((PACK / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 """The throwaway dist-info's version: the pack's own, so that it agrees with any other metadata of the
 pack that a child may find on packs/layers (the egg-info a build of the pack leaves there)."""
-VERSION = version("autograd-drill-layers") if INSTALLED else OWN_VERSION
+VERSION = OWN_VERSION
+"""What drill packs says of it: read from that dist-info (the suite runs where no pack is really
+installed: tests/conftest.py refuses to run otherwise)."""
 BUG = ("var = x.var(axis=axes, keepdims=True)", "var = x.var(axis=axes, keepdims=True, ddof=1)")
 """batchnorm_forward normalising with the unbiased variance, where torch's training mode uses the biased."""
 
@@ -46,7 +44,7 @@ def installed_site(site: Path, broken: bool = False) -> Path:
     """``site``: the layers pack's throwaway dist-info; with ``broken``, a second pack whose entry point
     does not import."""
     site.mkdir(parents=True, exist_ok=True)
-    dists = [] if INSTALLED else [("autograd_drill_layers", f"layers = {ENTRY}")]
+    dists = [("autograd_drill_layers", f"layers = {ENTRY}")]
     if broken:
         dists.append(("autograd_drill_broken", "broken = no_such_pack_module:pack"))
     for name, line in dists:

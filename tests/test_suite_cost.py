@@ -6,6 +6,8 @@ DRILL_TEST_CPU_LOG)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -14,7 +16,8 @@ from autograd_drill.grader import worker
 from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.run import grade_file
 from tests.processes import descendants, processes
-from tests.support import REFERENCE_SOURCE, TORCH_AT_COLLECTION
+from tests.support import REFERENCE_SOURCE, ROOT, TORCH_AT_COLLECTION
+from tests.test_pack_installed import PACK, installed_site
 
 
 def test_the_collection_imports_no_torch(request: pytest.FixtureRequest) -> None:
@@ -36,3 +39,23 @@ def test_the_suites_warm_worker_forks_no_standby(tmp_path, warm_runner: worker.W
     assert warm_runner.proc is not None
     table = processes()
     assert not {pid for pid in descendants(warm_runner.proc.pid) if table[pid][0] == warm_runner.proc.pid}
+
+
+def test_the_suite_refuses_to_run_where_a_pack_is_really_installed(tmp_path):
+    """With the layers pack installed in the environment (its dist-info on the path, as pip would leave
+    it), every view lists its drills and the built-in pack's expectations fail (48 tests did): the suite
+    says so in one line and runs nothing."""
+    site = installed_site(tmp_path / "site")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACK), str(site), str(ROOT)])}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/test_records.py", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "the drill pack(s) layers installed" in done.stderr and "pip install -e '.[dev]'" in done.stderr
+    assert "passed" not in done.stdout
