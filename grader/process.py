@@ -79,8 +79,16 @@ def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
         return
     previous: dict[int, Any] = {}
 
+    def again(signum: int, frame: FrameType | None) -> None:
+        stop()
+
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop()
+        # A second signal while the first unwinds (an impatient user's Ctrl-C Ctrl-C) stops the grading
+        # again and raises nothing: raised inside threading's wait, as it unwinds from the first, it left
+        # the Condition's lock released twice ("RuntimeError: release unlocked lock", a traceback).
+        for other in previous:
+            signal.signal(other, again)
         handler = previous.get(signum, signal.SIG_DFL)
         if callable(handler):
             handler(signum, frame)
