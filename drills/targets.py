@@ -28,37 +28,24 @@ from typing import TYPE_CHECKING
 from autograd_drill.grader.catalog import (
     BUILTIN,
     FULL,
+    SEPARATOR,
     Catalog,
     Full,
     PackNotInstalled,
     Target,
     UnknownTarget,
+    canonical,
     load_catalog,
+    local_id,
+    pack_name,
 )
 from autograd_drill.grader.packs import Pack
 
 if TYPE_CHECKING:
     from autograd_drill.grader.suite import Suite
 
-SEPARATOR = "/"
-"""Between a pack's name and its own id in a canonical id: ``layers/layernorm``."""
-
-
-def canonical(pack: str, local: str) -> str:
-    """The canonical id of the id ``local`` of the pack named ``pack``: bare for the built-in pack."""
-    return local if pack == BUILTIN else f"{pack}{SEPARATOR}{local}"
-
-
-def pack_name(drill_id: str) -> str:
-    """The name of the pack a canonical id is of (``layers/layernorm`` -> ``layers``, ``max`` -> autograd)."""
-    name, slash, _ = drill_id.partition(SEPARATOR)
-    return name if slash else BUILTIN
-
-
-def local_id(drill_id: str) -> str:
-    """A canonical id as its pack's own catalog names it (``layers/layernorm`` -> ``layernorm``)."""
-    _, slash, local = drill_id.partition(SEPARATOR)
-    return local if slash else drill_id
+# SEPARATOR, canonical, pack_name and local_id (the id rules the docstring states) are grader/catalog.py's, which
+# Target.own_id and Catalog.get use too: drills/ imports them from here.
 
 
 def qualified(target: Target) -> Target:
@@ -94,7 +81,7 @@ def _merged(packs: tuple[Pack, ...]) -> Catalog:
                 targets=tuple(t for t in mine if local_id(t.id) in core_ids),
                 target_time=own.full_time,
                 summary=own.full_summary,
-                time_reasoning=_full_reasoning(pack.catalog),
+                time_reasoning=own.full_reasoning,
             )
         )
     return replace(core, others=tuple(others), fulls=tuple(fulls))
@@ -104,15 +91,6 @@ def builtin_catalog() -> Catalog:
     """The built-in pack's catalog alone (grader/catalog.toml): no entry point read. What ``drill grade``
     grades by default, and what the help of the commands names."""
     return load_catalog()
-
-
-def _full_reasoning(path: Path) -> str:
-    """The ``time_reasoning`` of a pack's ``[full]`` table (grader/catalog.py keeps the built-in one's
-    time and summary only)."""
-    import tomllib
-
-    reasoning = tomllib.loads(path.read_text(encoding="utf-8")).get("full", {}).get("time_reasoning", "")
-    return reasoning if isinstance(reasoning, str) else ""
 
 
 def _installed() -> tuple[Pack, ...]:

@@ -15,6 +15,25 @@ FULL = "full"
 """The id of the full drill: every core target blank at once, one split per target."""
 BUILTIN = "autograd"
 """The built-in pack's name (grader/packs.py): its ids are bare, ``autograd/ID`` typed is ``ID``."""
+SEPARATOR = "/"
+"""Between a pack's name and its own id in a canonical id: ``layers/layernorm``."""
+
+
+def canonical(pack: str, local: str) -> str:
+    """The canonical id of the id ``local`` of the pack named ``pack``: bare for the built-in pack."""
+    return local if pack == BUILTIN else f"{pack}{SEPARATOR}{local}"
+
+
+def pack_name(drill_id: str) -> str:
+    """The name of the pack a canonical id is of (``layers/layernorm`` -> ``layers``, ``max`` -> autograd)."""
+    name, slash, _ = drill_id.partition(SEPARATOR)
+    return name if slash else BUILTIN
+
+
+def local_id(drill_id: str) -> str:
+    """A canonical id as its pack's own catalog names it (``layers/layernorm`` -> ``layernorm``)."""
+    _, slash, local = drill_id.partition(SEPARATOR)
+    return local if slash else drill_id
 
 
 def listed(names: Sequence[str]) -> str:
@@ -72,7 +91,7 @@ class Target:
     def own_id(self) -> str:
         """The id its pack's own catalog gives it (``layernorm`` for ``layers/layernorm``): what its pack's
         tests and their report name it by."""
-        return self.id.removeprefix(f"{self.pack}/") if self.pack != BUILTIN else self.id
+        return local_id(self.id)
 
 
 @dataclass(frozen=True)
@@ -100,6 +119,8 @@ class Catalog:
     """The follow-up targets, each drilled and graded on its own."""
     full_summary: str = ""
     """One line for ``drill list``: what the ``full`` drill is."""
+    full_reasoning: str = ""
+    """Why the full drill's target time is what it is: its ``[full]`` table's ``time_reasoning``, if any."""
     others: tuple[Target, ...] = ()
     """The merged catalog's (drills/targets.py): every other installed pack's targets, canonical ids,
     pack by pack, each pack's core targets then its follow-ups. Empty in a pack's own catalog."""
@@ -148,8 +169,8 @@ class Catalog:
             raise NotOneTarget(self.all_ids)
         if (full := self.full_of(target_id)) is not None:
             raise NotOneTarget(tuple(t.id for t in self.every if t.pack == full.pack), full.id)
-        pack, slash, _ = target_id.partition("/")
-        if slash and pack != BUILTIN and all(f.pack != pack for f in self.fulls):
+        pack = pack_name(target_id)
+        if pack != BUILTIN and all(f.pack != pack for f in self.fulls):
             raise PackNotInstalled(target_id, pack)  # an id the history keeps of a pack gone
         raise UnknownTarget(target_id, self.drill_ids)
 
@@ -277,4 +298,5 @@ def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
         full_time=parse_time(raw["full"]["target_time"]),
         extensions=tuple(t for t in every if t.extension),
         full_summary=raw["full"]["summary"],
+        full_reasoning=reasoning if isinstance(reasoning := raw["full"].get("time_reasoning", ""), str) else "",
     )

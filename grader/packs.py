@@ -200,6 +200,12 @@ def check(pack: Pack, declared: str) -> None:
             )
 
 
+def warn_part(pack: str, part: str, reason: object) -> None:
+    """One line on stderr: a part of the pack named ``pack`` (its ``part``: its review cards, its
+    interview questions) does not load, for ``reason``; the rest of the tool goes on without it."""
+    sys.stderr.write(one_line(f"drill: the {part} of the pack {pack} do not load: {reason}") + "\n")
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """``text`` on one line (its whitespace runs as one space), cut at ``limit`` characters."""
     flat = " ".join(text.split())

@@ -12,7 +12,6 @@ questions of that pack; the built-in bank's problems stay errors (BankError), as
 from __future__ import annotations
 
 import re
-import sys
 import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
@@ -177,7 +176,7 @@ def file_bank(path: Path = QUESTIONS_FILE) -> Bank:
 @cache
 def merged_bank(packs: tuple[Pack, ...]) -> Bank:
     """The union of these packs' banks, the first (the built-in pack) as ``file_bank`` reads it."""
-    from autograd_drill.grader.packs import one_line
+    from autograd_drill.grader.packs import warn_part
     from autograd_drill.targets import canonical
 
     core = file_bank()
@@ -187,8 +186,7 @@ def merged_bank(packs: tuple[Pack, ...]) -> Bank:
             text = pack.questions.read_text(encoding="utf-8")
             own = parse_bank(text, str(pack.questions), load_catalog(pack.catalog))
         except (BankError, OSError, UnicodeDecodeError) as exc:
-            sys.stderr.write(one_line(f"drill: the interview questions of the pack {pack.name} do not load: {exc}"))
-            sys.stderr.write("\n")
+            warn_part(pack.name, "interview questions", exc)
             continue
         taken = {q.id for q in questions}
         for question in own.questions:

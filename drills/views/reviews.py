@@ -8,7 +8,6 @@ asked for) and no card of that pack: never a traceback; the other packs' cards a
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
@@ -68,13 +67,13 @@ def load_reviews(path: Path = REVIEWS_FILE) -> dict[str, ReviewCard]:
 def pack_cards(name: str, path: Path) -> dict[str, ReviewCard]:
     """The cards of the pack ``name`` (its reviews.toml at ``path``), by canonical id; none, and one
     line on stderr, when the file does not load."""
-    from autograd_drill.grader.packs import one_line
+    from autograd_drill.grader.packs import warn_part
     from autograd_drill.targets import canonical
 
     try:
         cards = load_reviews(path)
     except CardsProblem as exc:
-        sys.stderr.write(one_line(f"drill: the review cards of the pack {name} do not load: {exc}") + "\n")
+        warn_part(name, "review cards", exc)
         return {}
     return {canonical(name, local): replace(card, target=canonical(name, local)) for local, card in cards.items()}
 
