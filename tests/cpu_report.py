@@ -52,8 +52,22 @@ def kind(proc: dict, by_pid: dict[int, dict]) -> str:
     return f"other: {Path(argv[0]).name if argv else '?'}"
 
 
+def _one_per_process(folder: Path) -> dict[int, dict]:
+    """Each process's line (the last one it wrote: a process can write two, at exit and at ``os._exit``;
+    a file cut short by a kill is skipped)."""
+    procs: dict[int, dict] = {}
+    for f in sorted(folder.glob("*.json")):
+        try:
+            proc = json.loads(f.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if proc["cpu"] >= procs.get(proc["pid"], {"cpu": -1.0})["cpu"]:
+            procs[proc["pid"]] = proc
+    return procs
+
+
 def by_kind(folder: Path) -> None:
-    procs = [json.loads(f.read_text(encoding="utf-8")) for f in folder.glob("*.json")]
+    procs = list(_one_per_process(folder).values())
     by_pid = {p["pid"]: p for p in procs if p["fork_of"] is None}
     kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
     for proc in procs:
