@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,12 +24,24 @@ from typer.core import TyperOption
 from autograd_drill.commands import help_text, quick_help
 from tests.support import ROOT, drill_imports
 
-SCRIPT = """
-import sys
-sys.argv = ["/usr/local/bin/drill", *sys.argv[1:]]
-from {module} import main
-main()
+RUNS = [(module, arg) for module in ("autograd_drill.cli", "autograd_drill.entry") for arg in ("-h", "--help")]
+"""Typer's help first (its main), then the fast path's (drills/entry.py): each ``drill ARG``."""
+SCRIPT = f"""
+import atexit, sys
+atexit.register(lambda: None)  # drill's fast path then returns rather than os._exit: the next one runs
+for module, arg in {RUNS!r}:
+    sys.argv = ["/usr/local/bin/drill", arg]
+    try:
+        __import__(module, fromlist=["main"]).main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    for stream in (sys.stdout, sys.stderr):
+        stream.write(f"\\0 exit status {{code}}\\n")
+        stream.flush()
 """
+STATUS = re.compile("\0 exit status (-?[0-9]+)\n")
+"""The line SCRIPT writes on stdout and stderr after each run."""
 
 VARIANTS = {
     "piped": {},
@@ -111,18 +124,27 @@ def source() -> str:
     return "\n".join(lines)
 
 
-def help_by(module: str, arg: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``drill ARG`` (the console script's name) by ``module``'s main: autograd_drill.entry (the fast path)
-    or autograd_drill.cli (typer)."""
+Said = tuple[int, str, str]
+"""What one ``drill ARG`` gave: its exit status, stdout and stderr."""
+
+
+def helps(env: dict[str, str]) -> dict[tuple[str, str], Said]:
+    """What each of RUNS gave, one after the other in one fresh interpreter under ``env``, stdout and
+    stderr pipes (typer reads the environment as it is imported: one interpreter per environment),
+    split apart at SCRIPT's status lines."""
     clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")}
-    return subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(module=module), arg],
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
         text=True,
         timeout=120,
     )
+    assert done.returncode == 0, done.stderr
+    outs, errs = STATUS.split(done.stdout), STATUS.split(done.stderr)
+    assert len(outs) == len(errs) == 2 * len(RUNS) + 1 and outs[1::2] == errs[1::2] and not outs[-1] + errs[-1]
+    return {run: (int(outs[2 * i + 1]), outs[2 * i], errs[2 * i]) for i, run in enumerate(RUNS)}
 
 
 def test_what_is_kept_is_the_apps():
@@ -133,11 +155,15 @@ def test_what_is_kept_is_the_apps():
 
 @pytest.mark.parametrize("env", VARIANTS.values(), ids=VARIANTS.keys())
 def test_the_same_bytes_as_typer(env):
+    said = helps(env)
     for arg in ("-h", "--help"):
-        fast, typer = help_by("autograd_drill.entry", arg, env), help_by("autograd_drill.cli", arg, env)
-        assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr) == (0, ""), fast.stderr
-        assert fast.stdout == typer.stdout, arg
-        assert "Usage:" in fast.stdout and "drill" in fast.stdout and "Drilling" in fast.stdout
+        (fast_code, fast, fast_err), (typer_code, typer, typer_err) = (
+            said["autograd_drill.entry", arg],
+            said["autograd_drill.cli", arg],
+        )
+        assert (fast_code, fast_err) == (typer_code, typer_err) == (0, ""), fast_err
+        assert fast == typer, arg
+        assert "Usage:" in fast and "drill" in fast and "Drilling" in fast
 
 
 def test_the_program_is_named_as_click_names_it():
