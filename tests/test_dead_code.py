@@ -10,11 +10,12 @@ machinery) use on purpose is listed in KEPT, with the reason."""
 from __future__ import annotations
 
 import ast
-import functools
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from tests import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = [p for package in ("drills", "grader", "reference") for p in sorted((ROOT / package).rglob("*.py"))]
@@ -35,16 +36,11 @@ KEPT = {
 """Definitions that nothing in the product reads, kept on purpose: where, and why."""
 
 
-@functools.cache
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"))
-
-
 def _reads(paths: list[Path]) -> Counter[str]:
     """How often each name is read (a Name loaded, an attribute, a keyword argument)."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for node in ast.walk(_tree(path)):
+        for node in sources.nodes(path):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
                 counts[node.id] += 1
             elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
@@ -67,7 +63,7 @@ def definitions(path: Path) -> list[tuple[str, ast.AST]]:
     """The module-level functions, classes and names of ``path``, and the methods of its classes
     (``Class.method``): all but dunders, pytest's hooks and tests, and what a decorator registers."""
     found: list[tuple[str, ast.AST]] = []
-    for node in _tree(path).body:
+    for node in sources.tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.append((node.name, node))
             if isinstance(node, ast.ClassDef):
@@ -118,7 +114,8 @@ def test_every_test_helper_and_fixture_is_used():
     tests/conftest.py's fixtures are asked for
     (a parameter of a test or of another fixture, or ``usefixtures``) or are autouse."""
     helpers = [
-        ROOT / "tests" / f"{name}.py" for name in ("support", "loop", "processes", "terminal", "platforms", "mutants")
+        ROOT / "tests" / f"{name}.py"
+        for name in ("support", "loop", "processes", "terminal", "platforms", "mutants", "sources")
     ]
     assert not unread(helpers, TESTS)  # their own reads count: a helper of a helper
     conftest = ast.parse((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8"))
@@ -131,7 +128,7 @@ def test_every_test_helper_and_fixture_is_used():
     ]
     asked: Counter[str] = Counter()
     for path in TESTS:
-        for node in ast.walk(_tree(path)):
+        for node in sources.nodes(path):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 asked.update(a.arg for a in node.args.args)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):

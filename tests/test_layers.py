@@ -4,9 +4,12 @@ Layout), there are no import cycles, and no module grows past what one sitting r
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
+
+from tests import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("drills", "grader", "reference")
@@ -86,6 +89,7 @@ LONGER = {"reference/engine.py"}  # the answer key reads top to bottom, as micro
 # the correct engines of tests/alternatives/, written in other styles, left out above)
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
@@ -97,16 +101,16 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def imports(path: Path, typing: bool = False) -> set[str]:
+@functools.cache
+def imports(path: Path, typing: bool = False) -> frozenset[str]:
     """The project modules ``path`` imports at run time (anywhere in it, functions included), and with
     ``typing`` those it imports for type checkers only (``if TYPE_CHECKING:``) too."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only: set[int] = set()
-    for node in ast.walk(tree):
+    for node in sources.nodes(path):
         if not typing and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             typing_only.update(id(n) for n in ast.walk(node))
     found = set()
-    for node in ast.walk(tree):
+    for node in sources.nodes(path):
         if id(node) in typing_only:
             continue
         if isinstance(node, ast.Import):
@@ -115,7 +119,7 @@ def imports(path: Path, typing: bool = False) -> set[str]:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
     known = modules()
-    return {name for name in found if name in known}
+    return frozenset(name for name in found if name in known)
 
 
 def layer(module: str) -> str:

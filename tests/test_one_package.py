@@ -24,6 +24,7 @@ from pathlib import Path
 from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.run import pytest_args
 from autograd_drill.reference import ENGINE
+from tests import sources
 from tests.test_distribution import _checkout_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,9 +51,8 @@ def text_files() -> list[Path]:
 def old_names(path: Path) -> list[str]:
     """What ``path`` imports, or names as a module, by a folder's name: ``import grader.x``, ``from drills
     import y``, ``import_module("grader.x")``, ``-m`` and a folder's name, ``"drills.x.y"`` (a patch target)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
-    for node in ast.walk(tree):
+    for node in sources.nodes(path):
         if isinstance(node, ast.Import):
             found += [f"import {a.name}" for a in node.names if OLD_NAME.match(a.name)]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and OLD_NAME.match(node.module or ""):

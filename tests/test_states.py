@@ -37,6 +37,7 @@ from autograd_drill.store.schema import SCHEMA
 from autograd_drill.store.states import RUNGS, Outcome, PartKind, PartOutcome, Rung
 from autograd_drill.views import interview as interview_views
 from autograd_drill.views import report
+from tests import sources
 from tests.support import ROOT, T0, drill, said
 from tests.test_layers import imports, modules
 
@@ -190,9 +191,8 @@ def defined(name: str) -> list[str]:
     """The project modules that define the class or function ``name`` (at any depth)."""
     found = []
     for module, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        nodes = (ast.ClassDef, ast.FunctionDef)
-        if any(isinstance(n, nodes) and n.name == name for n in ast.walk(tree)):
+        kinds = (ast.ClassDef, ast.FunctionDef)
+        if any(isinstance(n, kinds) and n.name == name for n in sources.nodes(path)):
             found.append(module)
     return found
 
@@ -238,7 +238,7 @@ def test_a_failures_headline_is_written_in_one_place():
     formatting = [  # an f-string ``{symbol} [{case}]: {text}``, where it is written
         module
         for module, path in modules().items()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in sources.nodes(path)
         if isinstance(node, ast.JoinedStr) and "} [{" in (code := ast.unparse(node)) and "}]: {" in code
     ]
     assert formatting == ["autograd_drill.grader.verdict"]
