@@ -184,14 +184,17 @@ def test_modules_are_short(path):
 
 
 def test_plain_pytest_runs_without_pytest_xdist(tmp_path):
-    """The suite's options need no plugin: ``pytest`` with pytest-xdist absent (``-p no:xdist``) runs;
-    under ``-n`` the distribution is worksteal (tests/conftest.py)."""
+    """The suite's options need no plugin: ``pytest`` with pytest-xdist absent (``-p no:xdist``) runs,
+    and so it does with no installed plugin at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD: neither are
+    hypothesis's and anyio's loaded, which cost the child half its CPU); under ``-n`` the distribution
+    is worksteal (tests/conftest.py)."""
+    import os
     import subprocess
     import sys
 
     plain = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_layers.py", "-k", "cycles"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        capture_output=True, text=True, cwd=ROOT, timeout=600, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )  # fmt: skip
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert "passed" in plain.stdout
