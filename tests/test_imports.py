@@ -1,4 +1,4 @@
-"""`drill list`, `drill --help`, `drill status` and `drill where` answer without importing NumPy, pytest or torch
+"""`drill --help`, `drill where` and the commands through typer answer without importing NumPy, pytest or torch
 (`drill where` names the recording, and imported the oracle, and NumPy with it, for its path: 0.2 of its 0.46 CPU-s).
 
 A command that goes through typer does not import pydantic (typer 0.29 built a pydantic adapter for every
@@ -19,29 +19,25 @@ from autograd_drill.commands.coercion import Light, lighten
 from tests.support import REFERENCE, drill_imports
 
 HEAVY = ("numpy", "pytest", "torch", "plotext")
-
-
-@pytest.mark.parametrize(
-    "args", [["list"], ["--help"], ["status"], [], ["where"]], ids=["list", "help", "status", "bare", "where"]
-)
-def test_light_commands_import_nothing_heavy(args):
-    _, modules = drill_imports(*args, ok=(0, 2))  # status with no attempt: exit 2
-    imported = {name.split(".")[0] for name in modules}
-    assert not imported & set(HEAVY), imported & set(HEAVY)
-
-
 NOT_FOR_WHERE = ("autograd_drill.interview.interviewer", "autograd_drill.loop.session", "autograd_drill.store.history")
+"""What drill where imported for the interviews' folder (drills/interview/interviewer.py's, now drills/store/paths.py's)."""
 
 
 @pytest.mark.parametrize(
     "args",
-    [["where"], ["list", "--json"], ["stats", "--json"], ["grade", str(REFERENCE), "-t", "nothing"], ["start", "-h"]],
-    ids=["where", "list-json", "stats-json", "grade-refused", "start-help"],
+    [["--help"], ["where"], ["stats", "--json"], ["grade", str(REFERENCE), "-t", "nothing"]],
+    ids=["help", "where", "stats-json", "grade-refused"],
 )
-def test_commands_through_typer_import_no_pydantic(args):
+def test_light_commands_import_nothing_heavy(args):
+    """``drill list``, ``status``, ``next`` and ``drill`` typed bare: tests/test_quick_commands.py (no NumPy,
+    pytest, torch, plotext, typer or pydantic either). Here the app's help and commands through typer:
+    none imports NumPy, pytest, torch or plotext; none pydantic."""
     done, modules = drill_imports(*args, ok=(0, 2))  # grade of an unknown target: a refusal, exit 2
-    assert "autograd_drill.cli" in modules, "not through typer: the test would prove nothing"
-    assert not {m for m in modules if m.split(".")[0] == "pydantic"}, done.stderr[-500:]
+    imported = {name.split(".")[0] for name in modules}
+    assert not imported & set(HEAVY), imported & set(HEAVY)
+    assert "pydantic" not in imported, done.stderr[-500:]
+    if args != ["--help"]:
+        assert "autograd_drill.cli" in modules, "not through typer: the test would prove nothing of pydantic"
     if args == ["where"]:
         assert not set(NOT_FOR_WHERE) & modules, set(NOT_FOR_WHERE) & modules
 
