@@ -9,6 +9,7 @@ import io
 import shutil
 import subprocess
 import sys
+from contextlib import nullcontext
 from datetime import UTC
 from pathlib import Path
 
@@ -16,12 +17,14 @@ import pytest
 from rich.console import Console
 
 from autograd_drill.commands.common import Terminal
-from autograd_drill.commands.quick import COMMANDS, answer
+from autograd_drill.commands.quick import COMMANDS, GRADING, answer
+from autograd_drill.grader import spawn
 from autograd_drill.loop import ladder
 from autograd_drill.loop.clock import MockClock
-from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports, run_drill
+from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports
 
-BARE = sorted(COMMANDS)
+BARE = sorted(args for args in COMMANDS if args not in GRADING)
+"""The fast paths that read and draw (drill check typed bare grades: its own tests below)."""
 IDS = [" ".join(args) or "bare" for args in BARE]
 
 NOT_ON_THEIR_PATH = {
@@ -136,6 +139,7 @@ def test_the_fast_path_says_what_the_app_says(clock, workspace):
             assert bare(args, clock) == app(args), args
 
     same()
+    assert bare(("check",), clock) == app(("check",))  # none in progress: the same refusal
     drill("start", "unbroadcast")
     clock.advance(75)
     same()
@@ -146,11 +150,12 @@ def test_the_fast_path_says_what_the_app_says(clock, workspace):
 
 
 @pytest.mark.usefixtures("wide_terminal")
-def test_a_refusal_is_the_same_one_line(clock, drill_home: Path):
+def test_a_refusal_is_the_same_one_line(clock, drill_home: Path, monkeypatch):
     """A history that cannot be opened (its folder is a file): one line on stderr, exit 2, either way."""
+    monkeypatch.setattr(spawn, "OneShot", nullcontext)  # drill check: no interpreter started for it here
     drill_home.parent.mkdir(parents=True, exist_ok=True)
     drill_home.write_text("not a folder", encoding="utf-8")
-    for args in BARE:
+    for args in sorted(COMMANDS):
         code, out, err = bare(args, clock)
         assert (code, out, err) == app(args), args
         assert code == 2 and err.startswith("error: the history") and err.count("\n") == 1, err
@@ -185,13 +190,26 @@ def entry(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("args", BARE, ids=IDS)
-def test_they_leave_without_tearing_the_interpreter_down(args):
+def test_they_leave_without_tearing_the_interpreter_down(args, clock):
     """Done, flushed, and with nothing left for the interpreter to run at exit, the fast path exits at
     once (``os._exit``): the modules' teardown cost a sixth of ``import typer, rich``. The output is
-    all there, the status is the command's."""
+    all there (its last line is the one the fast path ends with in process; a second child that
+    printed it all was compared before), the status is the command's."""
     done = entry(*args)
     assert done.returncode == 0 and done.stderr == "left at once: 0\n", done.stderr
-    assert done.stdout == run_drill(*args).stdout
+    code, out, _ = bare(args, clock)
+    assert code == 0 and done.stdout.rstrip().splitlines()[-1] == out.rstrip().splitlines()[-1], done.stdout
+
+
+def test_drill_check_typed_bare_needs_no_typer():
+    """``drill check`` alone goes by the fast path (drills/commands/quick.py): its grading half, not typer,
+    its click or pydantic (typer's import and the app's parsing were a fifth of a refused check); with
+    no attempt in progress, the app's one-line refusal, exit 2."""
+    done, modules = drill_imports("check", ok=(2,))
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "pydantic")}, "typer imported"
+    assert not {"autograd_drill.cli", "autograd_drill.commands.options"} & modules
+    assert "autograd_drill.grader.spawn" in modules  # its grading's interpreter started as it started
+    assert done.stderr.count("error:") == 1 and "Traceback" not in done.stderr, done.stderr
 
 
 def test_an_exit_handler_still_runs():
