@@ -106,7 +106,8 @@ def ladder(term: Terminal) -> None:
 
 def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bool = False) -> int:
     """Grade once, with ``runner`` (drill check's: an interpreter started before this module was even
-    imported, drills/cli.py, grader/spawn.py ``OneShot``; None: the drill loop's own, a fresh one); the
+    imported, drills/entry.py for ``drill check`` typed bare, drills/cli.py otherwise: grader/spawn.py
+    ``OneShot``; None: the drill loop's own, a fresh one); the
     exit status: 0 when the attempt passed. ``as_json``: the verdict and the attempt as one JSON object
     (drills/commands/as_json.py), the exit status the same."""
     oracle = oracle_mode(oracle)
