@@ -11,8 +11,9 @@ by typer's own ``coerce_cli_path``, as typer's adapter does; anything else (an i
 a choice, a date) goes to typer's adapter, built when first needed. tests/test_imports.py checks
 that the result is typer's, value by value, for every parameter of the app.
 
-This reads typer's private coercion module: where it is not there (another typer), ``lighten``
-leaves the parameters as typer made them (slower, the same results)."""
+This reads typer's private coercion module, so only the typer it was checked against (TYPERS): with
+another, ``lighten`` leaves the parameters as typer made them (slower, the same results), and
+tests/test_imports.py's check that no command imports pydantic fails, to say it."""
 
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import typer
+
+TYPERS = ("0.29.",)
+"""The typer releases whose private coercion (typer/_coercion.py, _param_types.py) ``Light`` follows."""
+
 try:
+    if not typer.__version__.startswith(TYPERS):
+        raise ImportError(typer.__version__)
     from typer._coercion import RuntimeParam, build_runtime_param
     from typer._param_types import coerce_cli_path
 except ImportError:  # pragma: no cover - another typer: its own coercion, unchanged
