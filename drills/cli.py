@@ -395,21 +395,7 @@ opt.catalog_in_help(grade, full)  # the help of drill grade names the catalog's 
 group_commands(app)
 
 
-# `drill check` typed bare answers without building the typer app: building it imports typer's parameter
-# adapters and pydantic (about 150 ms, a tenth of a one-shot `drill check`). `drill`, `list`, `status`,
-# `next` and `-h` typed bare do not even import typer (drills/entry.py sends them to drills/commands/quick.py
-# and quick_help.py). A command's help, options and every other command go through typer.
-FAST_PATHS = {("check",): check}
-
-
 def main() -> None:
-    import sys
-
-    fast = FAST_PATHS.get(tuple(sys.argv[1:]))
-    if fast is None:
-        app()
-        return
-    try:
-        fast()
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+    """The app. `drill`, `list`, `status`, `next`, `check` and `-h` typed bare do not come here: they need
+    no typer (drills/entry.py sends them to drills/commands/quick.py and quick_help.py)."""
+    app()

@@ -1,7 +1,8 @@
 """The drill loop on another pack's targets (issue 28, point 1 and its Done-when): the ``layers`` pack
-"installed" as tests/test_pack_installed.py does it (packs/layers and a throwaway dist-info on a
-child's PYTHONPATH), torch unimportable, DRILL_HOME a temporary folder, every command a real child
-``drill``. ``drill start layernorm`` writes ``<workspace>/layers/layernorm.py`` from the pack's
+"installed" as tests/test_pack_installed.py does it (packs/layers and a throwaway dist-info on the
+path: this process's, tests/pack_here.py, and the PYTHONPATH of the children it starts), torch
+unimportable where a grading runs, DRILL_HOME a temporary folder; each command run in process as
+typed (typer's CliRunner), ``drill watch`` in a real pseudo-terminal. ``drill start layernorm`` writes ``<workspace>/layers/layernorm.py`` from the pack's
 reference, ``drill check`` grades it with the pack's suite (a wrong save fails naming its symbol, a
 right one passes with the scoreboard), the views name it by its canonical id, ``drill start
 layers/full`` blanks the pack's six targets with a split each, and ``drill watch`` grades a save."""
@@ -9,16 +10,19 @@ layers/full`` blanks the pack's six targets with a split each, and ``drill watch
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
-import subprocess
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT, without_torch
-from tests.test_pack_installed import IDS, PACK, REFERENCE, installed_site
+from autograd_drill.grader import spawn
+from tests.pack_here import layers_here
+from tests.support import drill, use_consoles
+from tests.test_pack_installed import IDS, REFERENCE
 
 LAYERS = [f"layers/{i}" for i in IDS]
 SOURCE = REFERENCE.read_text(encoding="utf-8")
@@ -27,100 +31,98 @@ WRONG = SOURCE.replace("var = x.var(axis=-1, keepdims=True)", "var = x.var(axis=
 assert WRONG != SOURCE
 
 
-@pytest.fixture(scope="module")
-def layers_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """A child's environment: the layers pack installed, torch unimportable (PYTHONPATH); its DRILL_HOME
-    is set per test."""
-    folder = tmp_path_factory.mktemp("pack-loop")
-    site = installed_site(folder / "site")
-    base = without_torch(folder / "no-torch")
-    return {**base, "PYTHONPATH": ":".join([str(PACK), str(site), base["PYTHONPATH"]])}
-
-
-def child(env: dict[str, str], *args: str, code: int = 0) -> str:
-    """``drill ARGS``'s stdout and stderr, its exit status ``code``, never a traceback."""
-    done = subprocess.run(
-        [sys.executable, "-m", "autograd_drill", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
-    )
-    said = done.stdout + done.stderr
-    assert done.returncode == code, (args, done.returncode, said[-3000:])
-    assert "Traceback" not in said, said
-    return said
-
-
 def blank(path: Path) -> set[str]:
     """The functions of ``path`` that raise NotImplementedError as their stub left them."""
     return set(re.findall(r'raise NotImplementedError\("(\w+)"\)', path.read_text(encoding="utf-8")))
 
 
-def test_a_layers_target_drilled_from_start_to_scoreboard(layers_env, tmp_path):
-    env = {**layers_env, "DRILL_HOME": str(tmp_path / "home"), "COLUMNS": "120"}
+def run(*args: str, code: int = 0) -> str:
+    """``drill ARGS`` in process (typer's CliRunner), as tests/support.py ``drill`` runs it: what it printed
+    (stdout and stderr), its exit status ``code``, never a traceback."""
+    result = drill(*args, code=code)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output, result.output
+    return result.output
+
+
+def test_a_layers_target_drilled_from_start_to_scoreboard(tmp_path, drill_home, monkeypatch):
+    """In process, the pack installed in this process (tests/pack_here.py): each command as a user types
+    it, its output and exit status; the gradings in a fresh interpreter each (the drill loop's runner),
+    torch unimportable there. What a real child adds (start-up, signals, encodings) is tested elsewhere:
+    drill watch of a layers save below, the pack installed in tests/test_pack_installed.py."""
+    use_consoles(monkeypatch)
+    monkeypatch.setattr(spawn, "OneShot", nullcontext)  # the drill loop's runner grades (tests/conftest.py)
     workspace = tmp_path / "ws"
-    said = child(env, "start", "layernrm", "--workspace", str(workspace), code=2)
-    assert said.count("\n") == 1 and "Did you mean 'layers/layernorm'?" in said
+    with layers_here(tmp_path / "layers"):
+        said = run("start", "layernrm", "--workspace", str(workspace), code=2)
+        assert said.count("\n") == 1 and "Did you mean 'layers/layernorm'?" in said
 
-    said = child(env, "start", "layernorm", "--rung", "recall", "--workspace", str(workspace))
-    path = workspace / "layers" / "layernorm.py"
-    assert blank(path) == {"layernorm_forward", "layernorm_backward"}, path.read_text(encoding="utf-8")[:3000]
-    assert "# autograd-drill: target layers/layernorm" in path.read_text(encoding="utf-8")
-    assert "Timer started:" in said and "layers/layernorm.py" in said
-    assert "layers/layernorm" in child(env, "status")
-    status = json.loads(child(env, "status", "--json"))["attempt"]
-    assert status["target"] == "layers/layernorm" and list(status["targets"]) == ["layers/layernorm"]
-    assert status["target_seconds"] == 8 * 60 and status["file"] == str(path)
+        said = run("start", "layernorm", "--rung", "recall", "--workspace", str(workspace))
+        path = workspace / "layers" / "layernorm.py"
+        assert blank(path) == {"layernorm_forward", "layernorm_backward"}, path.read_text(encoding="utf-8")[:3000]
+        assert "# autograd-drill: target layers/layernorm" in path.read_text(encoding="utf-8")
+        assert "Timer started:" in said and "layers/layernorm.py" in said
+        assert "layers/layernorm" in run("status")
+        status = json.loads(run("status", "--json"))["attempt"]
+        assert status["target"] == "layers/layernorm" and list(status["targets"]) == ["layers/layernorm"]
+        assert status["target_seconds"] == 8 * 60 and status["file"] == str(path)
 
-    path.write_text(WRONG, encoding="utf-8")
-    said = child(env, "check", "--oracle", "replay", code=1)
-    assert re.search(r"✗ layers/layernorm .*failed", said) and "layernorm_forward" in said, said
+        path.write_text(WRONG, encoding="utf-8")
+        said = run("check", "--oracle", "replay", code=1)
+        assert re.search(r"✗ layers/layernorm .*failed", said) and "layernorm_forward" in said, said
 
-    path.write_text(SOURCE, encoding="utf-8")
-    said = child(env, "check", "--oracle", "replay")
-    assert "✓ layers/layernorm" in said and "(target 8:00" in said and "new personal best" in said, said
+        path.write_text(SOURCE, encoding="utf-8")
+        said = run("check", "--oracle", "replay")
+        assert "✓ layers/layernorm" in said and "(target 8:00" in said and "new personal best" in said, said
 
-    listed = child(env, "list")
-    assert "layers pack" in listed and re.search(r"^layers/layernorm +\w+ +layernorm_forward", listed, re.M), listed
-    assert all(i in listed for i in [*LAYERS, "layers/full", "unbroadcast", "forward-mode"])
-    assert re.search(r"layers/layernorm +│ +8:00 +│ +1 ", child(env, "stats")), "one attempt, target 8:00"
-    said = child(env, "diff", "layers/layernorm")
-    assert "layernorm_forward" in said and "layernorm_backward" in said and "x.mean(axis=-1, keepdims=True)" in said
+        listed = run("list")
+        assert "layers pack" in listed and re.search(r"^layers/layernorm +\w+ +layernorm_forward", listed, re.M), listed
+        assert all(i in listed for i in [*LAYERS, "layers/full", "unbroadcast", "forward-mode"])
+        assert re.search(r"layers/layernorm +│ +8:00 +│ +1 ", run("stats")), "one attempt, target 8:00"
+        said = run("diff", "layers/layernorm")
+        assert "layernorm_forward" in said and "layernorm_backward" in said and "x.mean(axis=-1, keepdims=True)" in said
 
-    said = child(env, "start", "layers/full", "--workspace", str(workspace))
-    full = workspace / "layers" / "full.py"
-    assert "all 11 functions of the layers pack are blank" in " ".join(said.split()), said
-    assert "Why 50:00: recall: the six targets add up to 56:00;" in " ".join(said.split()), said
-    assert blank(full) == {f"{i}_{p}" for i in IDS if i != "adam" for p in ("forward", "backward")} | {"adam_step"}
-    full.write_text(SOURCE, encoding="utf-8")
-    said = child(env, "check", "--oracle", "replay")
-    assert "6 of 6 targets passed" in said and "Sum of best splits" in said, said
-    with sqlite3.connect(tmp_path / "home" / "history.sqlite3") as db:
-        (run,) = db.execute("SELECT id FROM attempts WHERE target = 'layers/full'").fetchall()
-        split = {t for (t,) in db.execute("SELECT target FROM splits WHERE attempt_id = ?", run)}
-    assert split == set(LAYERS)
+        said = run("start", "layers/full", "--workspace", str(workspace))
+        full = workspace / "layers" / "full.py"
+        assert "all 11 functions of the layers pack are blank" in " ".join(said.split()), said
+        assert "Why 50:00: recall: the six targets add up to 56:00;" in " ".join(said.split()), said
+        assert blank(full) == {f"{i}_{p}" for i in IDS if i != "adam" for p in ("forward", "backward")} | {"adam_step"}
+        full.write_text(SOURCE, encoding="utf-8")
+        said = run("check", "--oracle", "replay")
+        assert "6 of 6 targets passed" in said and "Sum of best splits" in said, said
+        with sqlite3.connect(drill_home / "history.sqlite3") as db:
+            (attempt,) = db.execute("SELECT id FROM attempts WHERE target = 'layers/full'").fetchall()
+            split = {t for (t,) in db.execute("SELECT target FROM splits WHERE attempt_id = ?", attempt)}
+        assert split == set(LAYERS)
 
-    exported = tmp_path / "history.json"
-    child(env, "export", "--format", "json", "--output", str(exported))
-    elsewhere = {**env, "DRILL_HOME": str(tmp_path / "elsewhere")}
-    child(elsewhere, "import", str(exported))
-    again = json.loads(child(elsewhere, "stats", "--json"))["rows"]
-    kept = {r["target"]: r["attempts"] for r in again if r["target"].startswith("layers/")}
-    assert kept["layers/layernorm"] == 1 and kept["layers/full"] == 1, kept
+        exported = tmp_path / "history.json"
+        run("export", "--format", "json", "--output", str(exported))
+        monkeypatch.setenv("DRILL_HOME", str(tmp_path / "elsewhere"))
+        run("import", str(exported))
+        again = json.loads(run("stats", "--json"))["rows"]
+        kept = {r["target"]: r["attempts"] for r in again if r["target"].startswith("layers/")}
+        assert kept["layers/layernorm"] == 1 and kept["layers/full"] == 1, kept
+        monkeypatch.setenv("DRILL_HOME", str(drill_home))
 
-    gone = {**env, "PYTHONPATH": env["PYTHONPATH"].split(":")[-1]}  # the pack uninstalled, torch still not there
-    assert "layers/" not in child(gone, "list")  # its history stays, its drills are not listed
+    # the pack uninstalled (out of the path, its packs forgotten), torch still not where a grading runs
+    assert "layers/" not in run("list")  # its history stays, its drills are not listed
     for args in (("start", "layernorm"), ("diff",), ("stats", "layers/full")):
-        said = child(gone, *args, code=2)
+        said = run(*args, code=2)
         assert said.count("\n") == 1 and "pack layers is not installed (pip install" in said, (args, said)
 
 
-def test_drill_watch_grades_a_layers_save(layers_env, tmp_path):
+def test_drill_watch_grades_a_layers_save(tmp_path, drill_home, monkeypatch):
+    """drill watch in a real pseudo-terminal, the pack on its path and torch unimportable there (its
+    attempt started in process, as the test above starts them)."""
     pytest.importorskip("pexpect")
     pytest.importorskip("pyte")
     from tests.terminal import Pty
 
-    env = {**layers_env, "DRILL_HOME": str(tmp_path / "home")}
+    use_consoles(monkeypatch)
     workspace = tmp_path / "ws"
-    child(env, "start", "layers/adam", "--rung", "recall", "--workspace", str(workspace))
-    own = {key: env[key] for key in ("PYTHONPATH", "DRILL_HOME")}  # the Pty's own size, whatever ours says
+    with layers_here(tmp_path / "layers"):
+        run("start", "layers/adam", "--rung", "recall", "--workspace", str(workspace))
+        own = {"PYTHONPATH": os.environ["PYTHONPATH"], "DRILL_HOME": str(drill_home)}  # the Pty's own size
     term = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env=own)
     try:
         term.wait(lambda screen: "adam_step is not written yet" in screen, "the stub's verdict")

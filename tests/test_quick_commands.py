@@ -9,6 +9,7 @@ import io
 import shutil
 import subprocess
 import sys
+from contextlib import nullcontext
 from datetime import UTC
 from pathlib import Path
 
@@ -16,11 +17,14 @@ import pytest
 from rich.console import Console
 
 from autograd_drill.commands.common import Terminal
-from autograd_drill.commands.quick import COMMANDS, answer
+from autograd_drill.commands.quick import COMMANDS, GRADING, answer
+from autograd_drill.grader import spawn
+from autograd_drill.loop import ladder
 from autograd_drill.loop.clock import MockClock
-from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports, run_drill
+from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports
 
-BARE = sorted(COMMANDS)
+BARE = sorted(args for args in COMMANDS if args not in GRADING)
+"""The fast paths that read and draw (drill check typed bare grades: its own tests below)."""
 IDS = [" ".join(args) or "bare" for args in BARE]
 
 NOT_ON_THEIR_PATH = {
@@ -41,6 +45,7 @@ NOT_ON_THEIR_PATH = {
     "numpy",
     "torch",
     "pytest",
+    "plotext",  # drill chart's
     "statistics",  # drill stats' medians
     "rich._emoji_codes",  # what a str cell or line is searched for as it is drawn: they are drawn as Text
 }
@@ -64,9 +69,16 @@ UNANSWERED = {
 """What ``drill next`` reads of the interview's questions once one was answered (their bank, their schedule)."""
 
 
+FIRST_WORDS = {(): "Next: drill start unbroadcast", ("list",): "Next: drill start unbroadcast"}
+FIRST_WORDS |= {("status",): "No attempt in progress", ("next",): "unbroadcast"}
+"""What each says on a first run, through a real pipe (drills/entry.py leaves without the interpreter's
+exit: its output flushed first)."""
+
+
 @pytest.mark.parametrize("args", BARE, ids=IDS)
 def test_a_first_run_loads_none_of_the_grading_half(args):
-    modules = loaded(*args)
+    done, modules = drill_imports(*args)
+    assert FIRST_WORDS[args] in " ".join(done.stdout.split()) and "Traceback" not in done.stderr, done.stdout
     assert not heavy(modules)
     assert not modules & UNANSWERED  # no question answered: none is due
     assert "autograd_drill.loop.session" not in modules  # no attempt: drill status reads none of the drill loop
@@ -76,15 +88,22 @@ def test_with_a_history_and_an_attempt_in_progress_they_load_none_of_it(workspac
     """Attempts finished on the copy rung (so the ladder is replayed with its copy times), one in progress
     (so status shows its targets' states and list and next say it is there), made by a real grading
     (drill check in process, graded in a fork of the warm worker: the history is what a child's would
-    be). drill start and drill list run in children: they keep the rung times in the data folder, which
-    a process that kept them for an earlier test's folder would not write again (drills/loop/ladder.py
-    caches them per process)."""
-    for target in ("unbroadcast", "cross-entropy"):
-        assert run_drill("start", target).returncode == 0
-        shutil.copy(REFERENCE, workspace / f"{target}.py")
-        drill("check", "--oracle", "replay")
-    assert run_drill("start", "arith").returncode == 0
-    assert run_drill("list").returncode == 0  # the copy rung's times are kept from here on
+    be). drill start and drill list run in process too, with the rung times this process kept for an
+    earlier test's data folder forgotten first (drills/loop/ladder.py keeps them per process and writes
+    them where a start computes them): they keep them in this data folder, as a child's would. Only the
+    commands whose imports are looked at run in children."""
+    kept = ladder._kept_times
+    kept.cache_clear()
+    try:
+        for target in ("unbroadcast", "cross-entropy"):
+            drill("start", target)
+            shutil.copy(REFERENCE, workspace / f"{target}.py")
+            drill("check", "--oracle", "replay")
+        drill("start", "arith")
+        drill("list")  # the copy rung's times are kept from here on
+    finally:
+        kept.cache_clear()
+    assert ladder._times_file().is_file()
     for args in BARE:
         modules = loaded(*args)
         assert not heavy(modules), args
@@ -120,6 +139,7 @@ def test_the_fast_path_says_what_the_app_says(clock, workspace):
             assert bare(args, clock) == app(args), args
 
     same()
+    assert bare(("check",), clock) == app(("check",))  # none in progress: the same refusal
     drill("start", "unbroadcast")
     clock.advance(75)
     same()
@@ -130,11 +150,12 @@ def test_the_fast_path_says_what_the_app_says(clock, workspace):
 
 
 @pytest.mark.usefixtures("wide_terminal")
-def test_a_refusal_is_the_same_one_line(clock, drill_home: Path):
+def test_a_refusal_is_the_same_one_line(clock, drill_home: Path, monkeypatch):
     """A history that cannot be opened (its folder is a file): one line on stderr, exit 2, either way."""
+    monkeypatch.setattr(spawn, "OneShot", nullcontext)  # drill check: no interpreter started for it here
     drill_home.parent.mkdir(parents=True, exist_ok=True)
     drill_home.write_text("not a folder", encoding="utf-8")
-    for args in BARE:
+    for args in sorted(COMMANDS):
         code, out, err = bare(args, clock)
         assert (code, out, err) == app(args), args
         assert code == 2 and err.startswith("error: the history") and err.count("\n") == 1, err
@@ -169,13 +190,26 @@ def entry(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("args", BARE, ids=IDS)
-def test_they_leave_without_tearing_the_interpreter_down(args):
+def test_they_leave_without_tearing_the_interpreter_down(args, clock):
     """Done, flushed, and with nothing left for the interpreter to run at exit, the fast path exits at
     once (``os._exit``): the modules' teardown cost a sixth of ``import typer, rich``. The output is
-    all there, the status is the command's."""
+    all there (its last line is the one the fast path ends with in process; a second child that
+    printed it all was compared before), the status is the command's."""
     done = entry(*args)
     assert done.returncode == 0 and done.stderr == "left at once: 0\n", done.stderr
-    assert done.stdout == run_drill(*args).stdout
+    code, out, _ = bare(args, clock)
+    assert code == 0 and done.stdout.rstrip().splitlines()[-1] == out.rstrip().splitlines()[-1], done.stdout
+
+
+def test_drill_check_typed_bare_needs_no_typer():
+    """``drill check`` alone goes by the fast path (drills/commands/quick.py): its grading half, not typer,
+    its click or pydantic (typer's import and the app's parsing were a fifth of a refused check); with
+    no attempt in progress, the app's one-line refusal, exit 2."""
+    done, modules = drill_imports("check", ok=(2,))
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "pydantic")}, "typer imported"
+    assert not {"autograd_drill.cli", "autograd_drill.commands.options"} & modules
+    assert "autograd_drill.grader.spawn" in modules  # its grading's interpreter started as it started
+    assert done.stderr.count("error:") == 1 and "Traceback" not in done.stderr, done.stderr
 
 
 def test_an_exit_handler_still_runs():

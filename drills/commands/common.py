@@ -100,6 +100,21 @@ class Unpadded:
         return getattr(self.stream, name)
 
 
+ORACLES = ("auto", "live", "replay", "fd")
+"""The oracles a grading from ``drill`` may use (``--oracle``, hidden). Not the grader's ``record``, which
+rewrites the shipped recording: that is ``python -m autograd_drill.grader.record``'s alone
+(grader/conftest.py refuses it elsewhere)."""
+
+
+def oracle_mode(typed: str) -> str:
+    """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError). Here, not beside the
+    option (drills/commands/options.py imports typer): ``drill check`` typed bare runs without typer."""
+    if typed in ORACLES:
+        return typed
+    extra = " (the recording is rewritten by python -m autograd_drill.grader.record alone)" if typed == "record" else ""
+    raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
+
+
 def error_line(message: str) -> Whole:
     """A refusal, as one line on standard error; a path in it is never cut (drills/views/whole.py)."""
     from autograd_drill.views.whole import whole

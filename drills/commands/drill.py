@@ -7,7 +7,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autograd_drill.commands.common import Terminal, history, rung_target, unrecorded_line
+from autograd_drill.commands.common import Terminal, history, oracle_mode, rung_target, unrecorded_line
 from autograd_drill.errors import DrillError
 from autograd_drill.loop import session
 from autograd_drill.loop.clock import Clock
@@ -106,11 +106,10 @@ def ladder(term: Terminal) -> None:
 
 def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bool = False) -> int:
     """Grade once, with ``runner`` (drill check's: an interpreter started before this module was even
-    imported, drills/cli.py, grader/spawn.py ``OneShot``; None: the drill loop's own, a fresh one); the
+    imported, drills/entry.py for ``drill check`` typed bare, drills/cli.py otherwise: grader/spawn.py
+    ``OneShot``; None: the drill loop's own, a fresh one); the
     exit status: 0 when the attempt passed. ``as_json``: the verdict and the attempt as one JSON object
     (drills/commands/as_json.py), the exit status the same."""
-    from autograd_drill.commands.options import oracle_mode  # here: it imports typer, which status and list skip
-
     oracle = oracle_mode(oracle)
     with history(term) as store:
         checked = session.check(store, term.clock, oracle=oracle, runner=runner)
@@ -132,13 +131,22 @@ def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bo
     return 0 if checked.finished else 1
 
 
+def check_bare(term: Terminal) -> int:
+    """``drill check`` typed bare, without typer (drills/commands/quick.py): graded in the interpreter
+    drills/entry.py started as the command started (grader/spawn.py ``OneShot`` takes it), as the app's
+    ``drill check`` grades."""
+    from autograd_drill.grader.spawn import OneShot
+
+    with OneShot() as runner:
+        return check(term, "auto", runner)
+
+
 def watch(term: Terminal, oracle: str) -> int:
     """Grade on every save with a live screen (and keys, in a terminal); the exit status: 0 passed,
     stopped or quit, 1 ended elsewhere."""
     from rich.live import Live
 
     from autograd_drill.commands.keys import keyboard
-    from autograd_drill.commands.options import oracle_mode
     from autograd_drill.loop.watch import WatchState, watch_saves
     from autograd_drill.loop.watch_state import End
 

@@ -14,8 +14,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autograd_drill.commands.common import Terminal
-from autograd_drill.commands.options import oracle_mode
+from autograd_drill.commands.common import Terminal, oracle_mode
 from autograd_drill.errors import DrillError
 from autograd_drill.grader.catalog import FULL, Target, UnknownTarget, load_catalog
 from autograd_drill.grader.packs import BUILTIN, Pack, builtin

@@ -10,8 +10,7 @@ import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from autograd_drill.commands.common import Terminal, history, rung_target
-from autograd_drill.commands.options import oracle_mode
+from autograd_drill.commands.common import Terminal, history, oracle_mode, rung_target
 from autograd_drill.errors import DrillError
 from autograd_drill.interview import interviewer as steps
 from autograd_drill.interview.answering import MARKER, TickError, answer_from_file, answer_template, parse_ticks

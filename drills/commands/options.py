@@ -52,20 +52,8 @@ InterviewTarget = Annotated[
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead (its keys: docs/json.md).")]
 OracleOption = Annotated[str, typer.Option(hidden=True)]
-"""auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): ``oracle_mode``."""
-ORACLES = ("auto", "live", "replay", "fd")
-"""The oracles a grading from ``drill`` may use. Not the grader's ``record``, which rewrites the shipped
-recording: that is ``python -m autograd_drill.grader.record``'s alone (grader/conftest.py refuses it elsewhere)."""
-
-
-def oracle_mode(typed: str) -> str:
-    """``--oracle``, checked: one of ORACLES, or a one-line refusal (a DrillError)."""
-    if typed in ORACLES:
-        return typed
-    from autograd_drill.errors import DrillError
-
-    extra = " (the recording is rewritten by python -m autograd_drill.grader.record alone)" if typed == "record" else ""
-    raise DrillError(f"--oracle {typed}: choose {', '.join(ORACLES)}{extra}")
+"""auto (recorded answers, else live torch), live, replay, or fd (finite differences, no torch): checked by
+drills/commands/common.py ``oracle_mode``."""
 
 
 MinutesOption = Annotated[

@@ -35,9 +35,13 @@ def usage_pieces(param: Any, ctx: Any = None) -> list[str]:
 
 
 def plain(params: list[Any]) -> list[Any]:
-    """``params``, their help made to show ``placeholder`` in place of their type, and arguments
-    named in the usage line by ``usage_pieces``."""
+    """``params``, their help made to show ``placeholder`` in place of their type, arguments named
+    in the usage line by ``usage_pieces``, and their values coerced without pydantic where it adds
+    nothing (drills/commands/coercion.py)."""
+    from autograd_drill.commands.coercion import lighten
+
     for param in params:
+        lighten(param)
         if param.param_type_name == "argument":
             if param.metavar is None:
                 param.metavar = (param.name or "value").upper()

@@ -1,6 +1,7 @@
-"""The commands run most often, typed bare (``drill``, ``drill list``, ``drill status``, ``drill next``),
-answered without typer: drills/entry.py sends them here. ``import typer`` alone takes as long as the
-rest of ``drill list``, and there are no arguments to parse. Each calls the body the typer app calls
+"""The commands run most often, typed bare (``drill``, ``drill list``, ``drill status``, ``drill next``,
+``drill check``), answered without typer: drills/entry.py sends them here. ``import typer`` alone takes
+as long as the rest of ``drill list``, and there are no arguments to parse. ``drill check`` (GRADING)
+imports the grading half, which the others never do (tests/test_quick_commands.py). Each calls the body the typer app calls
 (drills/cli.py), on the same consoles and clock, with the same one-line refusals and exit status;
 the app's help typed bare (``drill -h``) is drawn by drills/commands/quick_help.py; anything else (a
 command's help, an option, an argument) goes through the app.
@@ -20,9 +21,12 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str, dict[str, bool]]] = {
     ("list",): ("practice", "overview", {"title": False}),
     ("status",): ("status", "status", {}),
     ("next",): ("practice", "next_target", {}),
+    ("check",): ("drill", "check_bare", {}),
 }
 """The command line (less ``drill``), the module of drills/commands/ and the body it calls, and its
 arguments: what drills/cli.py calls for it."""
+GRADING = {("check",)}
+"""Those of COMMANDS that grade: drills/entry.py has started their grading's interpreter already."""
 HELP = {("-h",), ("--help",)}
 """The app's help typed bare: drawn by drills/commands/quick_help.py, as typer draws it."""
 
@@ -31,6 +35,10 @@ def body(args: tuple[str, ...]) -> Callable[[Terminal], int | None]:
     """The body ``drill ARGS`` runs, given the terminal."""
     from importlib import import_module
 
+    if args in GRADING:  # by its name: drill check typed bare has no body in drills/cli.py to share
+        from autograd_drill.commands.drill import check_bare
+
+        return check_bare
     module, name, kwargs = COMMANDS[args]
     function = getattr(import_module(f"autograd_drill.commands.{module}"), name)
     return lambda term: function(term, **kwargs)

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from autograd_drill.commands.common import Terminal
-from autograd_drill.store.paths import Place, data_place, history_path, workspace_place
+from autograd_drill.store.paths import Place, data_place, history_path, interviews_folder, workspace_place
 
 
 def torch_version() -> str | None:
@@ -32,7 +32,6 @@ def torch_version() -> str | None:
 def places() -> dict[str, dict[str, Any]]:
     """The ``--json`` object: each place's absolute path and source."""
     from autograd_drill.grader.recording import RECORDING
-    from autograd_drill.interview.interviewer import interviews_folder
 
     data = data_place()
     found: dict[str, Place] = {

@@ -43,14 +43,9 @@ from autograd_drill.loop.diff import symbol_sources
 from autograd_drill.loop.session import Started
 from autograd_drill.store.attempt import AttemptInProgress
 from autograd_drill.store.history import Attempt, History
-from autograd_drill.store.paths import atomic_write, data_dir
+from autograd_drill.store.paths import atomic_write, interviews_folder
 from autograd_drill.store.states import Outcome, PartOutcome
 from autograd_drill.targets import catalog as merged
-
-
-def interviews_folder() -> Path:
-    """Where transcripts (and, under ``answers/``, the answer files) are written: never deleted."""
-    return data_dir() / "interviews"
 
 
 def answer_path(interview_id: int, question: str) -> Path:

@@ -79,6 +79,11 @@ def history_path() -> Path:
     return data_dir() / "history.sqlite3"
 
 
+def interviews_folder() -> Path:
+    """Where transcripts (and, under ``answers/``, the answer files) are written: never deleted."""
+    return data_dir() / "interviews"
+
+
 def workspace_place(override: Path | None = None) -> Place:
     """The folder solution files are written in, and why (the module's docstring gives the order)."""
     if override is not None:
