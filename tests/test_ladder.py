@@ -223,6 +223,21 @@ def test_copy_time_grows_with_the_code_to_retype(tmp_path):
     assert rung_time("unbroadcast", "copy", longer).seconds > rung_time("unbroadcast", "copy").seconds
 
 
+def test_a_reference_is_cut_once_for_its_rung_times(tmp_path, monkeypatch):
+    """The copy and cloze times are a pure function of the reference's text and the target's symbols:
+    asked again (another view, another rung: a reference not shipped keeps no time on disk), the stub
+    is not cut again (another text is: test_copy_time_grows_with_the_code_to_retype)."""
+    from autograd_drill.loop import stubs
+
+    cuts = []
+    real = stubs.cut
+    monkeypatch.setattr(stubs, "cut", lambda *args, **kw: cuts.append(args[1]) or real(*args, **kw))
+    engine = tmp_path / "engine.py"
+    engine.write_text(REFERENCE_SOURCE + "\n# this test's own copy\n")
+    first = [rung_time("max", rung, engine) for rung in ("copy", "cloze", "copy", "cloze")]
+    assert first[:2] == first[2:] and len(cuts) == 1
+
+
 def test_full_is_recall_only_and_unknown_rungs_are_refused():
     assert rung_time(FULL, "recall").seconds == CATALOG.full_time
     for rung in ("copy", "cloze"):

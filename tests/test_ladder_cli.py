@@ -256,9 +256,9 @@ def test_drill_ladder_parses_each_source_once(clock, monkeypatch):
     once), not once per target and rung (34 parses before)."""
     from collections import Counter
 
-    from autograd_drill.loop import cloze, stubs
+    from autograd_drill.loop import cloze, ladder, stubs
 
-    for cached in (cloze.functions_in, stubs.tagged_code, stubs._reference_for):
+    for cached in (cloze.functions_in, stubs.tagged_code, stubs._reference_for, ladder._characters, ladder._blanked):
         cached.cache_clear()
     parsed: Counter[str] = Counter()
     parse = ast.parse

@@ -15,7 +15,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time
@@ -52,8 +52,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     for an unknown rung, or for a full drill off the recall rung. ``reference``: default the drill's
     pack's. (The stubs are cut and their characters counted here alone: ``drill list`` replays the
     ladder from the times ``target_seconds`` keeps.)"""
-    from autograd_drill.loop.retype import body_lines, typed_characters
-    from autograd_drill.loop.stubs import check_rung, cut, reference_for
+    from autograd_drill.loop.stubs import check_rung
     from autograd_drill.targets import reference_of
 
     rung = check_rung(rung)
@@ -74,9 +73,8 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    source = reference_for(reference.read_text(encoding="utf-8"), [target.own_id])  # what its stub shows
-    lines = body_lines(source, target.symbols)
-    whole = typed_characters(source, {line for s in target.symbols for line in lines[s]})
+    text = reference.read_text(encoding="utf-8")
+    whole = _characters(text, target.symbols, target.own_id)
     if rung is Rung.COPY:
         seconds = _keep(drill_id, rung, reference, _rounded_up(whole / TYPING_SPEED * 60))
         return RungTime(
@@ -84,16 +82,39 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
             f" the half minute: {format_time(seconds)}.",
         )
-    gaps = cut(source, target.symbols, [target.own_id], Rung.CLOZE).gaps
-    import textwrap
-
-    blanked = sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
+    gaps, blanked = _blanked(text, target.symbols, target.own_id)
     seconds = _keep(drill_id, rung, reference, _rounded_up(recall * blanked / whole))
     return RungTime(
         seconds,
-        f"cloze: its {len(gaps)} blank{' carries' if len(gaps) == 1 else 's carry'} {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
+        f"cloze: its {gaps} blank{' carries' if gaps == 1 else 's carry'} {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
         f" of the {format_time(recall)} recall time, rounded up to the half minute: {format_time(seconds)}.",
     )
+
+
+@lru_cache(maxsize=64)
+def _characters(text: str, symbols: tuple[str, ...], own_id: str) -> int:
+    """The characters of the code of ``symbols`` that the stub of ``own_id`` shows of the reference
+    ``text`` (a pure function of them: worked out once a process for each, not for each rung and view
+    that asks; ``drill ladder`` asks for each target's copy and cloze)."""
+    from autograd_drill.loop.retype import body_lines, typed_characters
+    from autograd_drill.loop.stubs import reference_for
+
+    source = reference_for(text, [own_id])  # what its stub shows
+    lines = body_lines(source, symbols)
+    return typed_characters(source, {line for s in symbols for line in lines[s]})
+
+
+@lru_cache(maxsize=64)
+def _blanked(text: str, symbols: tuple[str, ...], own_id: str) -> tuple[int, int]:
+    """The cloze stub's blanks of ``symbols`` in the reference ``text``: how many, and the characters
+    of code they carry."""
+    import textwrap
+
+    from autograd_drill.loop.retype import typed_characters
+    from autograd_drill.loop.stubs import cut, reference_for
+
+    gaps = cut(reference_for(text, [own_id]), symbols, [own_id], Rung.CLOZE).gaps
+    return len(gaps), sum(typed_characters(textwrap.dedent(gap.blanked)) for gap in gaps)
 
 
 @dataclass(frozen=True)
