@@ -20,17 +20,18 @@ from autograd_drill.grader.process import GRADER
 
 
 def dry_session() -> None:
-    """A pytest session that collects every target's tests and runs none: it imports what pytest
-    imports on its first session (its built-in plugins' modules, unittest) and fills its caches, so
-    that the grading, a second session in this process, starts warm. Nothing is printed (the
-    terminal plugin is off), no memory cap is set and no report is written (their options are not
-    given): the grading's session sets up its own."""
+    """A pytest session that collects no test (the grader's folder, each file in it ignored): it imports
+    what pytest imports on its first session (its built-in plugins' modules, the grader's conftest as
+    a plugin) and sets up its machinery, so that the grading, a second session in this process, starts
+    warm. It used to collect every target's tests: 0.2 CPU-s more for each interpreter, and a grading
+    no faster after it (that imports its own target's test files only: benchmarks/startup.py). Nothing
+    is printed (the terminal plugin is off), no memory cap is set and no report is written (their
+    options are not given): the grading's session sets up its own."""
     import pytest
 
-    from autograd_drill.grader.catalog import load_catalog
-    from autograd_drill.grader.run import BASE_ARGS, test_files
+    from autograd_drill.grader.run import BASE_ARGS
 
-    pytest.main([*test_files(load_catalog().every), *BASE_ARGS, "--collect-only"])
+    pytest.main([str(GRADER), f"--ignore-glob={GRADER / '*'}", *BASE_ARGS, "--collect-only"])
 
 
 class Filling(Mapping[str, Any]):

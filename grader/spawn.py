@@ -7,8 +7,8 @@ the file and the report, ``--standby``), configured, its plugins loaded and the 
 collected, waits in grader/conftest.py to be told the file to grade and the report to write. A save
 of the same selection then costs its tests only. Told that another selection is to be graded, the
 session ends without a test and the interpreter grades that one itself, from its start (as before
-the first grading, where it knows no selection: it has run a dry session, collection only, of every
-target). After a grading, the spares standing by for another selection are told to stand by for
+the first grading, where it knows no selection: it has run a dry session, one that collects no
+test, grader/spare.py). After a grading, the spares standing by for another selection are told to stand by for
 this one (``{"standby": ...}``), in the background. The interpreter's side: grader/spare.py
 (``serve_once``, ``python -m autograd_drill.grader.worker --once``).
 
