@@ -268,11 +268,13 @@ class OneShot:
     reads its history and the file, then runs the grading it is given; nothing more ahead (no dry
     session, no answers read before they are asked: the grading comes at once). What the grading
     started ends with it, however it left its group (grader/reaper.py), as in a fresh interpreter;
-    ``close`` ends the interpreter if no grading came (the command failed before it)."""
+    ``close`` ends the interpreter if no grading came (the command failed before it). ``start`` false:
+    none is started before a grading asks (the command knows it will refuse first: no history), unless
+    ``start_early`` did."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: bool = True) -> None:
         global _early
-        self.spare: _Spare | None = _early or spawn_spare(None, ahead=False)
+        self.spare: _Spare | None = _early or (spawn_spare(None, ahead=False) if start else None)
         _early = None
 
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:
