@@ -12,8 +12,9 @@ test, grader/spare.py). After a grading, the spares standing by for another sele
 this one (``{"standby": ...}``), in the background. The interpreter's side: grader/spare.py
 (``serve_once``, ``python -m autograd_drill.grader.worker --once``).
 
-Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
-about half of it, are read last and only while nothing has been asked: ``Filling``), more than a
+Warming one up costs about 0.4 s of CPU (Python, NumPy, pytest and the grader; the recorded answers,
+about a tenth of it since grader/npz.py reads them, are read last and only while nothing has been
+asked: ``Filling``), more than a
 user's pause between a verdict and the next save, and on a busy machine several times that: so
 ``SPARES`` interpreters (``$DRILL_SPARES``) warm at once, and a save takes the one that started first of those standing
 by for its selection (of those warm, if any: each says "ready" when it is), which has been warming
@@ -216,7 +217,7 @@ class SpawnRunner:
 
     def _hold(self, on: bool) -> None:
         """While a grading runs, the spares still warming up wait (``on``): two cores are not shared
-        with them (each costs about 330 ms of CPU, a few gradings' worth); then they go on."""
+        with them (each costs about 0.3 s of CPU, a few gradings' worth); then they go on."""
         for spare in list(self.spares):
             if on and not spare.ready:
                 spare.held = spare.tell({"hold": True})
