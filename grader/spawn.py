@@ -7,13 +7,14 @@ the file and the report, ``--standby``), configured, its plugins loaded and the 
 collected, waits in grader/conftest.py to be told the file to grade and the report to write. A save
 of the same selection then costs its tests only. Told that another selection is to be graded, the
 session ends without a test and the interpreter grades that one itself, from its start (as before
-the first grading, where it knows no selection: it has run a dry session, collection only, of every
-target). After a grading, the spares standing by for another selection are told to stand by for
+the first grading, where it knows no selection: it has run a dry session, one that collects no
+test, grader/spare.py). After a grading, the spares standing by for another selection are told to stand by for
 this one (``{"standby": ...}``), in the background. The interpreter's side: grader/spare.py
 (``serve_once``, ``python -m autograd_drill.grader.worker --once``).
 
-Warming one up costs about half a second of CPU (Python, NumPy and pytest; the recorded answers,
-about half of it, are read last and only while nothing has been asked: ``Filling``), more than a
+Warming one up costs about 0.4 s of CPU (Python, NumPy, pytest and the grader; the recorded answers,
+about a tenth of it since grader/npz.py reads them, are read last and only while nothing has been
+asked: ``Filling``), more than a
 user's pause between a verdict and the next save, and on a busy machine several times that: so
 ``SPARES`` interpreters (``$DRILL_SPARES``) warm at once, and a save takes the one that started first of those standing
 by for its selection (of those warm, if any: each says "ready" when it is), which has been warming
@@ -216,7 +217,7 @@ class SpawnRunner:
 
     def _hold(self, on: bool) -> None:
         """While a grading runs, the spares still warming up wait (``on``): two cores are not shared
-        with them (each costs about 330 ms of CPU, a few gradings' worth); then they go on."""
+        with them (each costs about 0.3 s of CPU, a few gradings' worth); then they go on."""
         for spare in list(self.spares):
             if on and not spare.ready:
                 spare.held = spare.tell({"hold": True})
@@ -268,11 +269,13 @@ class OneShot:
     reads its history and the file, then runs the grading it is given; nothing more ahead (no dry
     session, no answers read before they are asked: the grading comes at once). What the grading
     started ends with it, however it left its group (grader/reaper.py), as in a fresh interpreter;
-    ``close`` ends the interpreter if no grading came (the command failed before it)."""
+    ``close`` ends the interpreter if no grading came (the command failed before it). ``start`` false:
+    none is started before a grading asks (the command knows it will refuse first: no history), unless
+    ``start_early`` did."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: bool = True) -> None:
         global _early
-        self.spare: _Spare | None = _early or spawn_spare(None, ahead=False)
+        self.spare: _Spare | None = _early or (spawn_spare(None, ahead=False) if start else None)
         _early = None
 
     def __call__(self, args: list[str], timeout: float, stalled: Stalled | None = None) -> tuple[int, str]:

@@ -296,7 +296,7 @@ def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
 
 
 @contextmanager
-def _no_one_shot() -> Iterator[None]:
+def _no_one_shot(start: bool = True) -> Iterator[None]:
     yield None
 
 

@@ -27,9 +27,12 @@ def install() -> None:
 
 
 def kind(proc: dict, by_pid: dict[int, dict]) -> str:
-    """What a process was, from its argv (and its parent's, for a fork)."""
+    """What a process was, from its argv (and its parent's, for a fork: a fork of a fork is named by
+    the process first forked from, "fork of a fork of warm worker")."""
     if proc["fork_of"] is not None:
         parent = by_pid.get(proc["fork_of"])
+        if parent is not None and parent["fork_of"] is not None:
+            return f"fork of a {kind(parent, by_pid)}"
         return f"fork of {kind(parent, by_pid) if parent else 'an unrecorded process'}"
     argv = proc["argv"][1:]
     while argv and argv[0].startswith("-") and argv[0] not in ("-m", "-c"):  # -u, -X importtime, -B
@@ -52,30 +55,61 @@ def kind(proc: dict, by_pid: dict[int, dict]) -> str:
     return f"other: {Path(argv[0]).name if argv else '?'}"
 
 
-def _one_per_process(folder: Path) -> dict[int, dict]:
-    """Each process's line (the last one it wrote: a process can write two, at exit and at ``os._exit``;
-    a file cut short by a kill is skipped)."""
-    procs: dict[int, dict] = {}
-    for f in sorted(folder.glob("*.json")):
+def _one_per_process(folder: Path) -> list[dict]:
+    """Each process's line: the last one it wrote at its end (a process can write two, at exit and at
+    ``os._exit``; a file cut short by a kill is skipped), or, for one killed by a signal, its start line
+    with the CPU its parent's ``wait4`` counted, less that of its children recorded as its own
+    (``killed``: True). Lines are taken in time order: a pid used again later is another process."""
+    lines = []
+    for f in folder.glob("*.json"):
         try:
-            proc = json.loads(f.read_text(encoding="utf-8"))
+            lines.append(json.loads(f.read_text(encoding="utf-8")))
         except ValueError:
             continue
-        if proc["cpu"] >= procs.get(proc["pid"], {"cpu": -1.0})["cpu"]:
-            procs[proc["pid"]] = proc
+    lines.sort(key=lambda line: line.get("t", 0.0))
+    live: dict[int, dict] = {}
+    done: list[dict] = []
+    for line in lines:
+        pid, how = line["pid"], line["how"]
+        if how == "start":
+            if pid in live:
+                done.append(live.pop(pid))
+            live[pid] = {**line, "ended": False, "killed": False}
+        elif how == "killed":
+            proc = live.pop(pid, None)
+            if proc is not None and not proc["ended"]:
+                done.append({**proc, "cpu": line["cpu"], "killed": True, "reaped": line["cpu"]})
+            elif proc is not None:
+                done.append(proc)
+        else:
+            proc = live.get(pid)
+            if proc is None or not proc["ended"] or line["cpu"] >= proc["cpu"]:
+                live[pid] = {**(proc or {}), **line, "ended": True, "killed": False}
+    done.extend(live.values())
+    procs = [p for p in done if p["ended"] or p["killed"]]
+    own_children: dict[int, float] = defaultdict(float)
+    for proc in procs:
+        own_children[proc["ppid"]] += proc["cpu"]
+    for proc in procs:  # wait4 counted the children it reaped itself too
+        if proc["killed"]:
+            proc["cpu"] = max(0.0, proc["cpu"] - own_children.get(proc["pid"], 0.0))
     return procs
 
 
 def by_kind(folder: Path) -> None:
-    procs = list(_one_per_process(folder).values())
-    by_pid = {p["pid"]: p for p in procs if p["fork_of"] is None}
+    procs = _one_per_process(folder)
+    by_pid = {p["pid"]: p for p in procs}
     kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
     for proc in procs:
-        entry = kinds[kind(proc, by_pid)]
+        entry = kinds[kind(proc, by_pid) + (" [killed]" if proc["killed"] else "")]
         entry[0] += 1
         entry[1] += proc["cpu"]
-        entry[2] += proc["torch"]
-    print(f"{sum(p['cpu'] for p in procs):8.1f} CPU-s own, {len(procs)} processes recorded (killed ones are not)")
+        entry[2] += proc.get("torch", False)
+    killed = [p for p in procs if p["killed"]]
+    print(
+        f"{sum(p['cpu'] for p in procs):8.1f} CPU-s own, {len(procs)} processes recorded"
+        f" ({len(killed)} killed by a signal: {sum(p['cpu'] for p in killed):.1f} CPU-s, counted by their parent)"
+    )
     for name, (n, cpu, torch) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
         print(f"{cpu:8.1f} CPU-s {n:5d} processes {cpu / n:6.2f} each  torch in {torch:4d}  {name}")
 

@@ -8,6 +8,8 @@ Real interpreters throughout, on Linux too (the runner needs no fork; tests/test
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -16,6 +18,7 @@ import pytest
 
 from autograd_drill.grader import spawn as grader_spawn
 from autograd_drill.grader.catalog import load_catalog
+from autograd_drill.grader.process import grading_env
 from autograd_drill.grader.run import grade_file
 from autograd_drill.grader.spare import Filling
 from autograd_drill.grader.spawn import SPARES, SpawnRunner
@@ -132,3 +135,26 @@ def test_the_recorded_answers_read_ahead_stop_at_a_request_and_the_rest_are_read
     assert all(np.array_equal(filling[k], v) for k, v in store.items())
     assert reads[2:] == ["k2", "k3", "k4"]  # the rest read once asked, not before
     assert list(filling) == list(store) and len(filling) == len(store)
+
+
+def test_a_dry_session_imports_the_tests_and_collects_none():
+    """The warm-up of a spare that knows no selection (grader/spare.py ``dry_session``) imports every
+    target's test modules and runs pytest's session machinery, the grader's conftest loaded as a plugin,
+    but builds no test item: collecting every target's tests cost each interpreter about 0.2 CPU-s, for
+    items the grading builds anew (test_an_interpreter_started_ahead_of_time_grades_as_the_fork_worker:
+    the verdicts after it are the fork worker's)."""
+    code = (
+        "import sys\n"
+        "import _pytest.python\n"
+        "from autograd_drill.grader.process import GRADER\n"
+        "from autograd_drill.grader.spare import dry_session\n"
+        "built, init = [], _pytest.python.Function.__init__\n"
+        "_pytest.python.Function.__init__ = lambda self, *a, **k: (built.append(1), init(self, *a, **k))[1]\n"
+        "dry_session()\n"
+        "imported = {m for m in sys.modules if m.startswith('autograd_drill.grader.test_')}\n"
+        "print(len(built), imported == {f'autograd_drill.grader.{p.stem}' for p in GRADER.glob('test_*.py')})\n"
+        "print('autograd_drill.grader.conftest' in sys.modules, '_pytest.python' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=grading_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["0 True", "True True"], done.stdout

@@ -176,11 +176,35 @@ def test_drill_check_grades_in_an_interpreter_started_as_it_starts(tmp_path):
     assert not list(temp.glob("drill-grading-*"))
 
 
+def started_interpreters(folder: Path) -> tuple[dict[str, str], Path]:
+    """The environment of a ``drill`` whose every Python process, as it starts, appends its argv to the
+    returned file (a ``sitecustomize.py`` on its PYTHONPATH, inherited by its children)."""
+    log = folder / "argv.log"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(
+        f"import sys\nwith open({str(log)!r}, 'a') as _log:\n    _log.write(repr(sys.orig_argv) + '\\n')\n",
+        encoding="utf-8",
+    )
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)}, log
+
+
 def test_drill_check_that_fails_before_grading_ends_the_interpreter_it_started(tmp_path):
-    """No attempt in progress: the command fails before any grading, and the interpreter it started
-    for it is gone with it, its folder too."""
+    """No attempt in progress: the command fails before any grading. Where there is no history at all,
+    it starts no interpreter for the grading (it used to start one, about 0.3 CPU-s, and kill it);
+    where there is one (an attempt ended), the interpreter it started is gone with it, its folder too."""
     temp = tmp_path / "tmp"
     temp.mkdir()
-    checked = run_drill("check", env={"TMPDIR": str(temp)})
+    for bare in (True, False):  # drill check starts it first (drills/entry.py); with --json, in the command
+        env, log = started_interpreters(tmp_path / f"site-{bare}")
+        home = {"DRILL_HOME": str(tmp_path / f"home-{bare}")}  # each its own: the first check makes a history
+        checked = run_drill("check", *([] if bare else ["--json"]), env={"TMPDIR": str(temp), **home, **env})
+        assert checked.returncode != 0 and "no attempt in progress" in checked.stdout + checked.stderr
+        started = log.read_text(encoding="utf-8")
+        assert "autograd_drill" in started and "--once" not in started, started
+    start_drill(tmp_path, REFERENCE_SOURCE)
+    assert run_drill("abandon").returncode == 0
+    env, log = started_interpreters(tmp_path / "site-history")
+    checked = run_drill("check", env={"TMPDIR": str(temp), **env})
     assert checked.returncode != 0 and "no attempt in progress" in checked.stdout + checked.stderr
+    assert "--once" in log.read_text(encoding="utf-8")
     assert not list(temp.glob("drill-grading-*"))

@@ -71,3 +71,11 @@ def answer_bare(args: tuple[str, ...]) -> None:
 
     out, err = consoles()
     sys.exit(answer(args, Terminal(out, err, system_clock)))
+
+
+def no_history() -> bool:
+    """No history yet, so no attempt in progress: ``drill check`` refuses before any grading, and starts
+    no interpreter for one ahead of it (drills/entry.py, drills/cli.py; grader/spawn.py ``OneShot``)."""
+    from autograd_drill.store.paths import history_path
+
+    return not history_path().exists()

@@ -1,0 +1,61 @@
+"""tests/cpu_report.py's table by process kind, from tests/cpu_accounting.py's lines: a process killed
+by a signal, which writes nothing at its end, is counted by the process that reaps it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cpu_report import ACCOUNTING, _one_per_process, kind
+
+HOOKED = f"import runpy; runpy.run_path({str(ACCOUNTING)!r})"
+"""What the .pth hook runs at each start of a process (tests/cpu_report.py ``--install``)."""
+
+CHILD = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end:\n    pass\ntime.sleep(60)"
+"""0.2 s of CPU, then a wait for the kill."""
+
+PARENT = f"""{HOOKED}
+import os, signal, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", {HOOKED!r} + "\\n" + {CHILD!r}])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    with open(f"/proc/{{child.pid}}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= 0.2:
+        break
+    time.sleep(0.05)
+child.send_signal(signal.SIGKILL)
+child.wait()
+print(child.pid)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the child's CPU in /proc")
+def test_a_process_killed_by_a_signal_is_counted_by_its_parent(tmp_path: Path):
+    log = tmp_path / "log"
+    env = {"DRILL_TEST_CPU_LOG": str(log), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", PARENT], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    killed_pid = int(done.stdout)
+    procs = _one_per_process(Path(f"{log}.procs"))
+    by_pid = {p["pid"]: p for p in procs}
+    killed = by_pid[killed_pid]
+    assert killed["killed"] and killed["cpu"] >= 0.15, killed
+    assert kind(killed, by_pid) == "python -c (a test's own script)"
+    parent = next(p for p in procs if p["pid"] != killed_pid)
+    assert not parent["killed"] and parent["how"] == "exit"
+    lines = [json.loads(f.read_text()) for f in Path(f"{log}.procs").glob("*.json")]
+    assert {line["how"] for line in lines if line["pid"] == killed_pid} == {"start", "killed"}
+
+
+def test_a_fork_of_a_fork_is_named_by_the_process_first_forked_from():
+    worker = {"pid": 1, "fork_of": None, "argv": [sys.executable, "-m", "autograd_drill.grader.worker"], "xdist": ""}
+    fork = {"pid": 2, "fork_of": 1, "argv": worker["argv"], "xdist": ""}
+    copy = {"pid": 3, "fork_of": 2, "argv": worker["argv"], "xdist": ""}
+    by_pid = {p["pid"]: p for p in (worker, fork, copy)}
+    assert kind(fork, by_pid) == "fork of warm worker"
+    assert kind(copy, by_pid) == "fork of a fork of warm worker"
