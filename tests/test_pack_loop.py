@@ -51,7 +51,7 @@ def test_a_layers_target_drilled_from_start_to_scoreboard(tmp_path, drill_home, 
     torch unimportable there. What a real child adds (start-up, signals, encodings) is tested elsewhere:
     drill watch of a layers save below, the pack installed in tests/test_pack_installed.py."""
     use_consoles(monkeypatch)
-    monkeypatch.setattr(spawn, "OneShot", nullcontext)  # the drill loop's runner grades (tests/conftest.py)
+    monkeypatch.setattr(spawn, "OneShot", lambda start=True: nullcontext())  # the drill loop's runner grades
     workspace = tmp_path / "ws"
     with layers_here(tmp_path / "layers"):
         said = run("start", "layernrm", "--workspace", str(workspace), code=2)

@@ -152,7 +152,9 @@ def test_the_fast_path_says_what_the_app_says(clock, workspace):
 @pytest.mark.usefixtures("wide_terminal")
 def test_a_refusal_is_the_same_one_line(clock, drill_home: Path, monkeypatch):
     """A history that cannot be opened (its folder is a file): one line on stderr, exit 2, either way."""
-    monkeypatch.setattr(spawn, "OneShot", nullcontext)  # drill check: no interpreter started for it here
+    monkeypatch.setattr(
+        spawn, "OneShot", lambda start=True: nullcontext()
+    )  # drill check: no interpreter started for it here
     drill_home.parent.mkdir(parents=True, exist_ok=True)
     drill_home.write_text("not a folder", encoding="utf-8")
     for args in sorted(COMMANDS):
