@@ -134,10 +134,11 @@ def check(term: Terminal, oracle: str, runner: Runner | None = None, as_json: bo
 def check_bare(term: Terminal) -> int:
     """``drill check`` typed bare, without typer (drills/commands/quick.py): graded in the interpreter
     drills/entry.py started as the command started (grader/spawn.py ``OneShot`` takes it), as the app's
-    ``drill check`` grades."""
+    ``drill check`` grades. It starts none itself: drills/entry.py started one unless there is no history
+    (the check refuses before grading); should a grading ask for one all the same, it is started then."""
     from autograd_drill.grader.spawn import OneShot
 
-    with OneShot() as runner:
+    with OneShot(start=False) as runner:
         return check(term, "auto", runner)
 
 
