@@ -31,6 +31,7 @@ KEPT = {
     "grader/sandbox.py:ForbiddenImports.find_spec": "importlib calls it: the finder protocol of sys.meta_path",
     "grader/spare.py:Inbox.find_spec": "importlib calls it: a warm-up held pauses at each import (sys.meta_path)",
     "reference/engine.py:Tensor.zero_grad": "a helper every stub keeps filled in (docs/contract.md)",
+    "drills/commands/drill.py:check_bare": "drills/commands/quick.py calls it by its name (COMMANDS): drill check typed bare",
     "drills/interview/store.py:ensure_tables": "the interview tables on a connection no History opened (docs/make_examples.py, tests)",
 }
 """Definitions that nothing in the product reads, kept on purpose: where, and why."""

@@ -35,10 +35,6 @@ def body(args: tuple[str, ...]) -> Callable[[Terminal], int | None]:
     """The body ``drill ARGS`` runs, given the terminal."""
     from importlib import import_module
 
-    if args in GRADING:  # by its name: drill check typed bare has no body in drills/cli.py to share
-        from autograd_drill.commands.drill import check_bare
-
-        return check_bare
     module, name, kwargs = COMMANDS[args]
     function = getattr(import_module(f"autograd_drill.commands.{module}"), name)
     return lambda term: function(term, **kwargs)
