@@ -28,15 +28,21 @@ def dry_session() -> None:
     about 0.2 CPU-s more for each interpreter, for items the grading builds anew (benchmarks/startup.py).
     Nothing is printed (the terminal plugin is off), no memory cap is set and no report is written
     (their options are not given): the grading's session sets up its own."""
-    import importlib
-
     import pytest
 
     from autograd_drill.grader.run import BASE_ARGS
 
+    import_tests()
+    pytest.main([str(GRADER), f"--ignore-glob={GRADER / '*'}", *BASE_ARGS, "--collect-only"])
+
+
+def import_tests() -> None:
+    """Every target's test module imported, as a grading's collection then finds them (the warm worker's
+    warm-up, grader/worker.py, and the dry session's)."""
+    import importlib
+
     for path in sorted(GRADER.glob("test_*.py")):
         importlib.import_module(f"{PACKAGE}.{path.stem}")
-    pytest.main([str(GRADER), f"--ignore-glob={GRADER / '*'}", *BASE_ARGS, "--collect-only"])
 
 
 class Filling(Mapping[str, Any]):

@@ -38,7 +38,6 @@ from typing import IO
 
 from autograd_drill.grader import forks
 from autograd_drill.grader.process import (
-    GRADER,
     IMPORTED_FROM,
     PARENT_ENV,
     STALLED,
@@ -50,7 +49,7 @@ from autograd_drill.grader.process import (
     stopped_with_us,
 )
 from autograd_drill.grader.reaper import become_subreaper, end_descendants
-from autograd_drill.grader.spare import serve_once
+from autograd_drill.grader.spare import import_tests, serve_once
 from autograd_drill.grader.spawn import SpawnRunner
 
 POLL_SECONDS = forks.POLL_SECONDS
@@ -105,8 +104,8 @@ def _preload(tests: bool = True) -> None:
     from autograd_drill.grader.oracle import preload
 
     preload()
-    for path in sorted(GRADER.glob("test_*.py")) if tests else ():
-        importlib.import_module(f"autograd_drill.grader.{path.stem}")
+    if tests:
+        import_tests()
 
 
 def preload_pack(tests: Path, recording: Path) -> None:
