@@ -130,6 +130,12 @@ def _cpu_seconds() -> float:
     return total
 
 
+def _own_seconds() -> float:
+    """CPU seconds of this process alone: what a test costs in the test process, its children apart."""
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    return mine.ru_utime + mine.ru_stime
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     log = os.environ.get(CPU_LOG)
@@ -137,9 +143,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
         return
     os.environ[CPU_LOG_TEST] = item.nodeid  # for the children's own accounting (tests/cpu_report.py)
-    cpu, wall = _cpu_seconds(), time.perf_counter()
+    cpu, wall, own = _cpu_seconds(), time.perf_counter(), _own_seconds()
     yield
-    _log(log, {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu})
+    line = {"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu}
+    _log(log, {**line, "own": _own_seconds() - own})
 
 
 CPU_LOG_TEST = "DRILL_TEST_CPU_NODE"

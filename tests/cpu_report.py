@@ -123,20 +123,22 @@ def main(log: str, top: int = 30) -> None:
     ]
     collected = [line for line in lines if "collected" in line]
     lines = [line for line in lines if "test" in line]
-    files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0, 0.0])
     for line in lines:
         entry = files[line["test"].split("::")[0]]
         entry[0] += line["cpu"]
         entry[1] += line["wall"]
         entry[2] += 1
+        entry[3] += line.get("own", 0.0)
     print(
         f"{sum(v[0] for v in files.values()):8.1f} CPU-s {sum(v[1] for v in files.values()):8.1f} s in tests, {len(lines)} tests"
     )
-    for name, (cpu, wall, n) in sorted(files.items(), key=lambda kv: -kv[1][0]):
-        print(f"{cpu:8.1f} CPU-s {wall:8.1f} s {n:5d}  {name}")
+    print("(CPU-s: the tests' and their children's; own: in the test process alone; s: wall seconds)")
+    for name, (cpu, wall, n, own) in sorted(files.items(), key=lambda kv: -kv[1][0]):
+        print(f"{cpu:8.1f} CPU-s {own:6.1f} own {wall:8.1f} s {n:5d}  {name}")
     print()
     for line in sorted(lines, key=lambda x: -x["cpu"])[:top]:
-        print(f"{line['cpu']:8.2f} CPU-s {line['wall']:8.2f} s  {line['test']}")
+        print(f"{line['cpu']:8.2f} CPU-s {line.get('own', 0.0):6.2f} own {line['wall']:8.2f} s  {line['test']}")
     print()
     for line in collected:
         print(
