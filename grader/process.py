@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
+from autograd_drill.grader import ONE_BLAS_THREAD
 from autograd_drill.grader.reaper import LINUX, kill_attached, reaping
 
 GRADER = Path(__file__).resolve().parent
@@ -44,8 +45,9 @@ gone, the child ends itself and its process group (grader/conftest.py, grader/wo
 
 
 def grading_env() -> dict[str, str]:
-    # No third-party pytest plugins: they cost start-up time and could change the verdict.
-    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
+    # No third-party pytest plugins: they cost start-up time and could change the verdict. One BLAS
+    # thread unless the user asked for more.
+    return {**ONE_BLAS_THREAD, **os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", PARENT_ENV: str(os.getpid())}
 
 
 Stalled = Callable[[], str | None]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograd_drill import cli
-from autograd_drill.grader import spawn, worker
+from autograd_drill.grader import ONE_BLAS_THREAD, spawn, worker
 from autograd_drill.grader.contract import register_marks
 from autograd_drill.grader.oracle import RECORDING
 from autograd_drill.grader.process import Runner
@@ -69,7 +69,8 @@ at every grading (grader/sandbox.py), never from this cache."""
 def pytest_configure(config: pytest.Config) -> None:
     """Python's bytecode is cached (BYTECODE), for the xdist workers and every child: this runs in
     the controller before the workers start. Every test process (xdist's workers included) grades
-    with GRADING_LIMITS and SUITE_KNOBS; and the ``drill`` it
+    with GRADING_LIMITS and SUITE_KNOBS, and one BLAS thread as drill's processes have (ONE_BLAS_THREAD:
+    the xdist workers and the tests' own scripts too, where the user has set no count); and the ``drill`` it
     starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
@@ -81,6 +82,8 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     os.environ.update(GRADING_LIMITS)
     os.environ.update(SUITE_KNOBS)
+    for name, value in ONE_BLAS_THREAD.items():
+        os.environ.setdefault(name, value)
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograd_drill.grader import ONE_BLAS_THREAD
 from autograd_drill.grader import process as grading
 from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.oracle import RECORDING
@@ -189,6 +190,15 @@ def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path, unbroadcast_te
 
 def test_a_grading_child_knows_its_parent():
     assert grading.grading_env()[grading.PARENT_ENV] == str(os.getpid())
+
+
+def test_a_grading_uses_one_blas_thread_unless_the_user_set_a_count(monkeypatch):
+    """drill's own process does too (tests/test_quick_commands.py)."""
+    for name in ONE_BLAS_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    assert {name: grading.grading_env()[name] for name in ONE_BLAS_THREAD} == ONE_BLAS_THREAD
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert grading.grading_env()["OPENBLAS_NUM_THREADS"] == "4"
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")

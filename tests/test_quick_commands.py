@@ -222,6 +222,14 @@ def test_an_exit_handler_still_runs():
     assert done.stdout.endswith("handler ran\n")
 
 
+def test_drill_sets_one_blas_thread_unless_the_user_set_a_count():
+    """What drill starts (a grading, the warm worker) inherits it: grader/__init__.py, ONE_BLAS_THREAD."""
+    told = "os.environ.pop('OMP_NUM_THREADS', None)\nos.environ['OPENBLAS_NUM_THREADS'] = '3'\nimport atexit\n"
+    seen = "print('threads', os.environ.get('OMP_NUM_THREADS'), os.environ['OPENBLAS_NUM_THREADS'])"
+    done = entry("list", before=f"{told}atexit.register(lambda: {seen})")
+    assert done.returncode == 0 and done.stdout.endswith("threads 1 3\n"), done.stdout[-300:]
+
+
 def test_a_refusal_leaves_at_once_with_its_status(drill_home: Path):
     drill_home.parent.mkdir(parents=True, exist_ok=True)
     drill_home.write_text("not a folder", encoding="utf-8")
