@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import Lines, in_unbroadcast, start_drill, wait_until
-from tests.support import REFERENCE_SOURCE, ROOT, drill, run_drill, spawn_drill
+from tests.support import REFERENCE_SOURCE, ROOT, drill, home_in, run_drill, spawn_drill
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, a child subreaper")
 
@@ -225,11 +225,11 @@ def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(tmp_path)
     stub drill start wrote: not written yet); each its verdict; then a correct save ends each."""
     limits = {"COLUMNS": "300", "DRILL_TEST_TIMEOUT": "2", "DRILL_CHECK_TIMEOUT": "120"}
     ways = list(BLOCKS_SIGALRM)
-    paths = {how: tmp_path / how / "unbroadcast.py" for how in ways}
+    paths = {how: tmp_path / how / "solutions" / "unbroadcast.py" for how in ways}
     procs: dict[str, subprocess.Popen[str]] = {}
     try:
         for how in ways:
-            home = {"DRILL_HOME": str(tmp_path / how / "drill-home"), "DRILL_WORKSPACE": str(tmp_path / how)}
+            home = home_in(tmp_path / how)
             drill("start", "unbroadcast", env=home)  # in process: a start grades nothing
             if how == ways[0]:
                 paths[how].write_text(in_unbroadcast(BLOCKS_SIGALRM[how]))

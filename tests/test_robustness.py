@@ -30,6 +30,7 @@ from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
     drill,
+    home_in,
     human_report,
     run_drill,
     spawn_drill,
@@ -293,7 +294,7 @@ def _kill_runs(part: int, folder: Path) -> Iterator[float]:
 
     The part first has one grading finish (in process, on the warm worker: it is not one of the
     runs killed), so that every kill of the part has a graded version to lose."""
-    home = {"DRILL_HOME": str(folder / "drill-home"), "DRILL_WORKSPACE": str(folder / "solutions")}
+    home = home_in(folder)
     db_path, path = folder / "drill-home" / "history.sqlite3", folder / "solutions" / "unbroadcast.py"
     drill("start", "unbroadcast", env=home)
     write(path, in_unbroadcast("x = -1"))
