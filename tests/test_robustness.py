@@ -256,10 +256,11 @@ KILL_PLAN = _kill_plan()
 KILL_PARTS = 5
 """The 30 runs are 5 parts of 6 runs, each on a history of its own."""
 KILL_LANES = 3
-"""How many parts run at once (``side_by_side``): their waits overlap, and few enough drills start at once
-that a kill still lands as late in a drill's life as where the parts ran one after another beside
-pytest -n's other worker (with 5 at once, on 2 idle cores, none landed after the check had recorded its
-verdict: each drill ran slower, and every kill came while it graded)."""
+"""How many parts run at once (``side_by_side``): their waits overlap, and few enough drills start at
+once that the kills still land in each part of a drill's life. Of 54 kills (twice the 27, at a load
+of 2-4), one part at a time: 39 after the check or watch had recorded its verdict; 3 at once: 22, the
+others while it graded; 5 at once: none (each drill ran slower, and every kill came while it started
+or graded)."""
 
 
 def side_by_side(lanes: list[Iterator[float]], at_once: int) -> None:
