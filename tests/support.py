@@ -319,6 +319,13 @@ def record_attempt(
 # ---------------------------------------------------------------------------- the history, from a test
 
 
+def home_in(folder: Path) -> dict[str, str]:
+    """DRILL_HOME and DRILL_WORKSPACE under ``folder``, as tests/conftest.py's ``drill_home`` puts them
+    under tmp_path: for a test that drives several histories at once, each drill (in process or in
+    a child) given its own."""
+    return {"DRILL_HOME": str(folder / "drill-home"), "DRILL_WORKSPACE": str(folder / "solutions")}
+
+
 def row(result: Result, first: str) -> list[str]:
     """The cells of the table row that starts with ``first``, as rich drew it."""
     for line in result.output.splitlines():

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import Lines, in_unbroadcast, start_drill, wait_until
-from tests.support import REFERENCE_SOURCE, ROOT, run_drill, spawn_drill
+from tests.support import REFERENCE_SOURCE, ROOT, drill, home_in, run_drill, spawn_drill
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, a child subreaper")
 
@@ -219,33 +219,47 @@ def test_drill_watch_stops_a_test_that_blocked_its_alarm_as_grade_does(tmp_path)
     """The test's own timer cannot fire; drill grade's backstop (twice the test limit and 2 s: 12 s
     with the product's 5 s, 6 s with the 2 s here, far above the milliseconds of a correct
     unbroadcast test, even on a loaded machine) stops it from outside, and drill watch's must too,
-    not the 120 s check limit. One watch, a save for each way of BLOCKS_SIGALRM, each its verdict;
-    then a correct save ends it."""
+    not the 120 s check limit. A watch for each way of BLOCKS_SIGALRM, side by side (one watch that
+    met both, one after the other, waited for the backstop twice), each on a history of its own: the
+    first meets its way in its first grading, the second in a save's, after a first verdict (on the
+    stub drill start wrote: not written yet); each its verdict; then a correct save ends each."""
+    limits = {"COLUMNS": "300", "DRILL_TEST_TIMEOUT": "2", "DRILL_CHECK_TIMEOUT": "120"}
     ways = list(BLOCKS_SIGALRM)
-    path = start_drill(tmp_path, in_unbroadcast(BLOCKS_SIGALRM[ways[0]]))
-    proc = spawn_drill("watch", env={"COLUMNS": "300", "DRILL_TEST_TIMEOUT": "2", "DRILL_CHECK_TIMEOUT": "120"})
+    paths = {how: tmp_path / how / "solutions" / "unbroadcast.py" for how in ways}
+    procs: dict[str, subprocess.Popen[str]] = {}
     try:
-        lines = Lines(proc)
-        for verdicts, how in enumerate(ways, start=1):
-            if verdicts > 1:
-                path.write_text(in_unbroadcast(BLOCKS_SIGALRM[how]))
-            began = time.monotonic()
+        for how in ways:
+            home = home_in(tmp_path / how)
+            drill("start", "unbroadcast", env=home)  # in process: a start grades nothing
+            if how == ways[0]:
+                paths[how].write_text(in_unbroadcast(BLOCKS_SIGALRM[how]))
+            procs[how] = spawn_drill("watch", env={**home, **limits})
+        began = dict.fromkeys(ways, time.monotonic())
+        lines = {how: Lines(procs[how]) for how in ways}
+        second = lines[ways[1]]
+        wait_until(lambda: any("not written yet" in line for line in second), 100, f"no first verdict: {second}")
+        paths[ways[1]].write_text(in_unbroadcast(BLOCKS_SIGALRM[ways[1]]))
+        began[ways[1]] = time.monotonic()
+        for how in ways:
             wait_until(
-                lambda n=verdicts: sum("could not be stopped inside the test" in line for line in lines) >= n,
+                lambda seen=lines[how]: any("could not be stopped inside the test" in line for line in seen),
                 100,
-                f"no verdict ({how}): {lines}",
+                f"no verdict ({how}): {lines[how]}",
             )
-            seconds = time.monotonic() - began
+            seconds = time.monotonic() - began[how]
             print(f"drill watch, SIGALRM blocked ({how}): verdict in {seconds:.1f} s")
             assert seconds < 60, f"the verdict took {seconds:.0f} s ({how})"
-        path.write_text(REFERENCE_SOURCE)
-        proc.wait(timeout=120)
-        out, err = lines.text(), proc.stderr.read() if proc.stderr else ""
+        for path in paths.values():
+            path.write_text(REFERENCE_SOURCE)
+        for how, proc in procs.items():
+            proc.wait(timeout=120)
+            out, err = lines[how].text(), proc.stderr.read() if proc.stderr else ""
+            assert proc.returncode == 0, f"{how}: {out}{err}"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, out + err
+        for proc in procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
 
 
 # ---------------------------------------------------------------------------- the working directory

@@ -11,20 +11,25 @@ imports (NumPy, typer, the grader: the first half-second), while grading, while 
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 import psutil
 import pytest
 
+from autograd_drill.store.attempt import Attempt
+from autograd_drill.store.history import History
 from tests.processes import GONE_WITHIN, HANGS_FOR_GOOD, STARTED_WITHIN, in_unbroadcast, naming, wait_until
-from tests.support import ROOT, active, drill
+from tests.support import ROOT, drill, home_in
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals sent to a child")
 
@@ -133,19 +138,51 @@ def test_a_ctrl_c_in_a_quick_command_is_one_line(args, tmp_path):
     assert 130 in codes, codes  # the first ones came while it was still importing
 
 
-@pytest.fixture
-def hanging_attempt(tmp_path: Path) -> tuple[Path, str]:
-    """An attempt at unbroadcast in progress whose unbroadcast never returns: any check of it is
-    still grading when the signal comes. Each grading that runs it writes its process id under
-    tmp_path (``gradings``): drill check's interpreter does not name the file on its command line."""
-    drill("start", "unbroadcast")
-    path = tmp_path / "solutions" / "unbroadcast.py"
-    pids = str(tmp_path / "gradings")
+LANES = 2
+"""How many drills a test interrupts at once, each in a lane of its own (a history, a file), its
+delays one after another: the lanes' waits overlap. Few, so that a delay still lands where it
+did with one drill at a time: each drill's imports meet one other's, not a burst of them."""
+
+
+def in_lanes(delays: Sequence[float], lanes: int = LANES) -> list[list[float]]:
+    """``delays`` dealt to ``lanes`` lanes, the longest first to the lane with the least so far, so that
+    the lanes take about as long; each lane's delays in their order in ``delays``."""
+    dealt: list[list[float]] = [[] for _ in range(lanes)]
+    for delay in sorted(delays, reverse=True):
+        min(dealt, key=sum).append(delay)
+    return [sorted(lane, key=list(delays).index) for lane in dealt]
+
+
+def at_once(*calls: Callable[[], object]) -> None:
+    """Run ``calls`` at once, each in a thread of its own; the first failure is raised once all have ended."""
+    with ThreadPoolExecutor(len(calls)) as pool:
+        for done in [pool.submit(call) for call in calls]:
+            done.result()
+
+
+def hanging_attempt(folder: Path) -> tuple[Path, str, dict[str, str]]:
+    """An attempt at unbroadcast in progress, its user state under ``folder``, whose unbroadcast never
+    returns: any check of it is still grading when the signal comes. Each grading that runs it writes
+    its process id under ``folder`` (``gradings``): drill check's interpreter does not name the file on
+    its command line. Its file, the file's source, and the environment that has a drill use it."""
+    home = home_in(folder)
+    drill("start", "unbroadcast", env=home)
+    path = folder / "solutions" / "unbroadcast.py"
+    pids = str(folder / "gradings")
     source = in_unbroadcast(
         f"import os, time\nopen({pids!r}, 'a').write(f'{{os.getpid()}}\\n')\nwhile True:\n    time.sleep(0.01)"
     )
     path.write_text(source, encoding="utf-8")
-    return path, source
+    return path, source, {**home, **HANGS_FOR_GOOD}
+
+
+def attempt_in(home: dict[str, str]) -> Attempt | None:
+    """The attempt in progress in the history of ``home``."""
+    store = History(Path(home["DRILL_HOME"]) / "history.sqlite3")
+    try:
+        return store.active()
+    finally:
+        store.close()
 
 
 def gradings(path: Path) -> set[int]:
@@ -162,41 +199,60 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(hanging_attempt):
-    path, source = hanging_attempt
-    before = active()
-    for delay in (*DELAYS, 2.5, 4.0):  # the last ones: well into the grading's tests
-        for _ in range(
-            2 if delay < 1.0 else 1
-        ):  # twice in the imports and the grading's start, where the moment counts
-            assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD))
-    wait_until(lambda: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
-    after = active()
-    assert after is not None and after.id == before.id and after.splits == before.splits
-    assert path.read_text(encoding="utf-8") == source
-    assert drill("status").exit_code == 0
+CHECK_DELAYS = [d for delay in (*DELAYS, 2.5, 4.0) for d in [delay] * (2 if delay < 1.0 else 1)]
+"""The last ones well into the grading's tests; twice each in the imports and the grading's start,
+where the moment counts."""
+
+
+def test_a_ctrl_c_in_drill_check_ends_its_grading_and_loses_nothing(tmp_path):
+    """Each of CHECK_DELAYS, in LANES lanes: each lane's history keeps its attempt, its file its source."""
+    lanes = [(hanging_attempt(tmp_path / f"lane-{k}"), delays) for k, delays in enumerate(in_lanes(CHECK_DELAYS))]
+    before = [attempt_in(env) for (_, _, env), _ in lanes]
+
+    def interrupted(env: dict[str, str], delays: list[float]) -> None:
+        for delay in delays:
+            assert_interrupted(*interrupt(["check"], delay, env))
+
+    at_once(*(functools.partial(interrupted, env, delays) for (_, _, env), delays in lanes))
+    for ((path, source, env), _), then in zip(lanes, before, strict=True):
+        wait_until(lambda path=path: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
+        after = attempt_in(env)
+        assert then is not None and after is not None and after.id == then.id and after.splits == then.splits
+        assert path.read_text(encoding="utf-8") == source
+        assert drill("status", env=env).exit_code == 0
 
 
 def test_a_ctrl_c_in_drill_grade_ends_its_grading(tmp_path):
     """A busy loop up to a second in, then a loop that sleeps (the grading ends alike; a busy one
-    would burn the 3 s a core, beside the suite's other tests)."""
-    solution = tmp_path / "solution.py"
+    would burn the 3 s a core, beside the suite's other tests); in LANES lanes, a file each."""
     busy, sleeping = (
         in_unbroadcast("while True:\n    pass"),
         in_unbroadcast("import time\nwhile True:\n    time.sleep(0.01)"),
     )
-    for delay, source in ((0.0, busy), (0.3, busy), (1.0, busy), (3.0, sleeping)):
-        solution.write_text(source, encoding="utf-8")
-        assert_interrupted(*interrupt(["grade", str(solution), "-t", "unbroadcast"], delay, HANGS_FOR_GOOD))
-        wait_until(lambda: not naming(str(solution)), GONE_WITHIN, "a grading outlived drill grade")
+    sources = {0.0: busy, 0.3: busy, 1.0: busy, 3.0: sleeping}
+
+    def interrupted(solution: Path, delays: list[float]) -> None:
+        for delay in delays:
+            solution.write_text(sources[delay], encoding="utf-8")
+            assert_interrupted(*interrupt(["grade", str(solution), "-t", "unbroadcast"], delay, HANGS_FOR_GOOD))
+            wait_until(lambda: not naming(str(solution)), GONE_WITHIN, "a grading outlived drill grade")
+
+    lanes = in_lanes(list(sources))
+    at_once(*(functools.partial(interrupted, tmp_path / f"solution-{k}.py", d) for k, d in enumerate(lanes)))
 
 
-def test_a_second_ctrl_c_while_leaving_changes_nothing(hanging_attempt):
-    """Two SIGINTs in a row (an impatient user): still one line and 130."""
-    path, _ = hanging_attempt
-    for delay in (0.0, 0.2, 0.5, 2.0):
-        assert_interrupted(*interrupt(["check"], delay, HANGS_FOR_GOOD, times=2))
-    wait_until(lambda: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
+def test_a_second_ctrl_c_while_leaving_changes_nothing(tmp_path):
+    """Two SIGINTs in a row (an impatient user): still one line and 130; in LANES lanes."""
+    lanes = [
+        (hanging_attempt(tmp_path / f"lane-{k}"), delays) for k, delays in enumerate(in_lanes([0.0, 0.2, 0.5, 2.0]))
+    ]
+
+    def interrupted(path: Path, env: dict[str, str], delays: list[float]) -> None:
+        for delay in delays:
+            assert_interrupted(*interrupt(["check"], delay, env, times=2))
+        wait_until(lambda: not gradings(path), GONE_WITHIN, "a grading outlived drill check")
+
+    at_once(*(functools.partial(interrupted, path, env, delays) for (path, _, env), delays in lanes))
 
 
 def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):

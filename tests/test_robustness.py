@@ -10,6 +10,7 @@ process, without two interpreters started for it)."""
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 import os
 import random
@@ -17,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
 from tests.support import (
     drill,
+    home_in,
     human_report,
     run_drill,
     spawn_drill,
@@ -251,38 +254,81 @@ def _kill_plan(runs: int = 30, seed: int = 5) -> list[tuple[int, str, float | No
 
 KILL_PLAN = _kill_plan()
 KILL_PARTS = 5
-"""The 30 runs are 5 tests of 6 runs, each on a history of its own: pytest -n spreads them."""
+"""The 30 runs are 5 parts of 6 runs, each on a history of its own."""
+KILL_LANES = 3
+"""How many parts run at once (``side_by_side``): their waits overlap, and few enough drills start at
+once that the kills still land in each part of a drill's life. Of 54 kills (twice the 27, at a load
+of 2-4), one part at a time: 39 after the check or watch had recorded its verdict; 3 at once: 22, the
+others while it graded; 5 at once: none (each drill ran slower, and every kill came while it started
+or graded)."""
 
 
-@pytest.mark.parametrize("part", range(KILL_PARTS), ids=lambda k: f"runs-{6 * k + 1}-to-{6 * k + 6}")
-def test_kill_check_and_watch_30_times_and_lose_nothing(part, tmp_path, warm_grading):
-    """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete.
+def side_by_side(lanes: list[Iterator[float]], at_once: int) -> None:
+    """Run ``lanes``, ``at_once`` of them at a time, in this thread: each yields the seconds it waits
+    before its next step (a save's delay, a kill's), and the others step meanwhile, so that their
+    waits overlap; as one ends, the next goes on. Every lane's first step (its set-up) runs first,
+    so that none delays a wait of another. Only the waits overlap: each step runs alone, drill in
+    process included (typer's CliRunner swaps this process's environment and streams while it runs:
+    it cannot run in threads)."""
+    try:
+        for lane in lanes:
+            next(lane)
+        started = min(at_once, len(lanes))
+        due = [(time.monotonic(), k) for k in range(started)]
+        while due:
+            at, k = heapq.heappop(due)
+            time.sleep(max(0.0, at - time.monotonic()))
+            wait = next(lanes[k], None)
+            if wait is not None:
+                heapq.heappush(due, (time.monotonic() + wait, k))
+            elif started < len(lanes):
+                heapq.heappush(due, (time.monotonic(), started))
+                started += 1
+    finally:  # a lane failed: the others end too (each kills the drill it left running)
+        for lane in lanes:
+            lane.close()
 
-    Each part first has one grading finish (in process, on the warm worker: it is not one of the
+
+def _kill_runs(part: int, folder: Path) -> Iterator[float]:
+    """A part's runs of KILL_PLAN on its own history under ``folder`` (its DRILL_HOME and workspace
+    given to each drill, in process and in a child), checked after each kill; yields its waits.
+
+    The part first has one grading finish (in process, on the warm worker: it is not one of the
     runs killed), so that every kill of the part has a graded version to lose."""
-    db_path = tmp_path / "drill-home" / "history.sqlite3"
-    path = tmp_path / "solutions" / "unbroadcast.py"
-    env = {"PYTHONUNBUFFERED": "1"}
-    drill("start", "unbroadcast")
+    home = home_in(folder)
+    db_path, path = folder / "drill-home" / "history.sqlite3", folder / "solutions" / "unbroadcast.py"
+    drill("start", "unbroadcast", env=home)
     write(path, in_unbroadcast("x = -1"))
-    drill("check")  # passes: a graded version, and an attempt, to keep
+    drill("check", env=home)  # passes: a graded version, and an attempt, to keep
     with sqlite3.connect(db_path, timeout=10) as db:
         kept = dict(db.execute("SELECT id, sha256 FROM submissions").fetchall())
         attempts = {r[0] for r in db.execute("SELECT id FROM attempts")}
     assert kept and attempts
+    yield 0.0  # set up: the runs come next
     for i, command, save, kill in KILL_PLAN[6 * part : 6 * part + 6]:
-        if drill("status", code=None).exit_code != 0:
-            drill("start", "unbroadcast")
+        with sqlite3.connect(db_path, timeout=10) as db:
+            in_progress = db.execute("SELECT id FROM attempts WHERE outcome IS NULL").fetchone()
+        if in_progress is None:  # the last run passed (or was the first): a new attempt for this one
+            drill("start", "unbroadcast", env=home)
         write(path, in_unbroadcast(f"x = {i}") if i % 3 else stub_for(["unbroadcast"], "unbroadcast"))
-        proc = spawn_drill(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if save is not None:
-            time.sleep(save)
-            write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
-        if kill is None:
-            proc.wait(120)
-        else:
-            time.sleep(kill)
-            os.killpg(proc.pid, signal.SIGKILL)
+        proc = spawn_drill(
+            command, env={**home, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            if save is not None:
+                yield save
+                write(path, in_unbroadcast(f"y = {i}"))  # a save while watching
+            if kill is None:
+                waited = time.monotonic() + 120
+                while proc.poll() is None:
+                    assert time.monotonic() < waited, f"drill {command} (run {i + 1}) did not finish within 120 s"
+                    yield 0.02
+            else:
+                yield kill
+                os.killpg(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:  # this part failed, or another did: no drill left running
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         with sqlite3.connect(db_path, timeout=10) as db:
             assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -290,8 +336,18 @@ def test_kill_check_and_watch_30_times_and_lose_nothing(part, tmp_path, warm_gra
             ids = {r[0] for r in db.execute("SELECT id FROM attempts")}
         assert all(rows.get(k) == v for k, v in kept.items()), "a graded version recorded before a kill is gone"
         assert attempts <= ids, "an attempt recorded before a kill is gone"
+        if kill is None:  # a correct file (run 6, 18, 30): the check passed, its graded version recorded
+            assert proc.returncode == 0 and len(rows) > len(kept), f"drill check (run {i + 1}) exited {proc.returncode}"
         kept, attempts = rows, ids
-    assert kept, "no grading finished: the kills came too early to test anything"
+
+
+def test_kill_check_and_watch_30_times_and_lose_nothing(tmp_path, warm_grading):
+    """SIGKILL `drill check` and `drill watch` at random points; the history stays sound and complete.
+
+    KILL_PLAN's 5 parts, KILL_LANES at once, each on a history of its own: a run's save and kill come
+    as long after its start as in one loop of 30 (each part's runs one after another), while the other
+    parts' runs go on."""
+    side_by_side([_kill_runs(part, tmp_path / f"part-{part + 1}") for part in range(KILL_PARTS)], KILL_LANES)
 
 
 def test_the_kill_plan_waits_for_some_gradings():

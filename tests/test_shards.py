@@ -79,8 +79,18 @@ def test_one_process_and_two_give_the_same_verdict(tmp_path: Path, monkeypatch: 
     assert verdicts[0][1][2] > 0, "the wrong exp fails"
 
 
+def until_the_copy_ended(ends: str, marker: Path) -> str:
+    """The reference whose copy of the grading runs ``ends`` (it exits, or kills itself) at its first
+    exp, a mark left first in ``marker``; the grading itself is SLOW in exp until that mark is there,
+    and then quick: the tests it has left to run take no 0.05 s each once the copy is gone."""
+    return in_copies_exp(
+        f"open({str(marker)!r}, 'w').close()\n{ends}",
+        f"if not _os.path.exists({str(marker)!r}):\n" + "".join(f"    {line}\n" for line in SLOW.splitlines()),
+    )
+
+
 def test_a_copy_that_exits_ends_the_grading_naming_its_test(tmp_path: Path, two: None) -> None:
-    result = graded(tmp_path, in_copies_exp("_os._exit(3)"), "unbroadcast", "unary")
+    result = graded(tmp_path, until_the_copy_ended("_os._exit(3)", tmp_path / "ended"), "unbroadcast", "unary")
     unbroadcast, unary = result.targets
     assert unbroadcast.passed
     assert unary.failed == 1, unary
@@ -92,7 +102,8 @@ def test_a_copy_that_exits_ends_the_grading_naming_its_test(tmp_path: Path, two:
 
 
 def test_a_copy_killed_by_a_signal_is_named(tmp_path: Path, two: None) -> None:
-    result = graded(tmp_path, in_copies_exp(f"_os.kill(_os.getpid(), {int(signal.SIGSEGV)})"), "unary")
+    killed = until_the_copy_ended(f"_os.kill(_os.getpid(), {int(signal.SIGSEGV)})", tmp_path / "ended")
+    result = graded(tmp_path, killed, "unary")
     (unary,) = result.targets
     assert unary.failed == 1 and "segmentation fault" in unary.failures[0].message, unary
 

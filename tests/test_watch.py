@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from autograd_drill.loop import session
-from autograd_drill.loop.watch import WatchState, watch_saves
+from autograd_drill.loop.watch import LOOK, WatchState, watch_saves
 from autograd_drill.loop.watch_state import End
 from autograd_drill.store.history import History
 
@@ -69,7 +69,10 @@ def test_a_watch_started_paused_keeps_showing_the_verdict_the_history_holds(hist
         first = next(states)
         assert [s.state for s in first.targets] == ["failing"]
         began = time.monotonic()
-        later = until(states, lambda s: time.monotonic() - began > 1.5, "a state after the history was looked at again")
+        # the first state after two looks at the history (LOOK apart): the next tick's, a second in
+        later = until(
+            states, lambda s: time.monotonic() - began > 2 * LOOK, "a state after the history was looked at again"
+        )
         assert [s.state for s in later.targets] == ["failing"] and not fake_grading.calls[1:]
     finally:
         states.close()
