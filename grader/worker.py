@@ -134,10 +134,10 @@ def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None
     if pack is not None:
         preload_pack(*pack)
     # One session before the first fork, as a spare's warm-up has (grader/spare.py): what pytest does
-    # only on its first session in a process (importing its built-in plugins' modules, reading the
-    # installed distributions' entry points for ``-p``, compiling its patterns) is then the worker's,
-    # done once, and each fork's session starts warm: about 12 ms of the 60 ms of CPU a fork
-    # grading of unbroadcast cost, for 25 ms once here (benchmarks/warm.py)
+    # only on its first session in a process (importing its built-in plugins' modules and readline, the
+    # first walk of the installed distributions' entry points for ``-p``) is then the worker's, done
+    # once, and each fork's session starts warm: about 10 ms of the 60 ms of CPU a fork grading of
+    # unbroadcast cost, for about 30 ms once here (benchmarks/warm.py)
     dry_session()
     try:
         if _orphaned(parent):
