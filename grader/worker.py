@@ -137,7 +137,8 @@ def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None
     # only on its first session in a process (importing its built-in plugins' modules and readline, the
     # first walk of the installed distributions' entry points for ``-p``) is then the worker's, done
     # once, and each fork's session starts warm: about 10 ms of the 60 ms of CPU a fork grading of
-    # unbroadcast cost, for about 30 ms once here (benchmarks/warm.py)
+    # unbroadcast cost, for about 30 ms once here (benchmarks/warm.py). Its configure (grader/conftest.py)
+    # sets the worker's collector thresholds and warning filters as each fork's session sets its own.
     dry_session()
     try:
         if _orphaned(parent):
