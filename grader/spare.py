@@ -24,7 +24,8 @@ def dry_session() -> None:
     the warm worker imports them, grader/worker.py), then a pytest session that collects no test (the
     grader's folder, each file in it ignored): it imports what pytest imports on its first session (its
     built-in plugins' modules, the grader's conftest as a plugin) and sets up its machinery, so that the
-    grading, a second session in this process, starts warm. It used to collect every target's tests,
+    grading, a second session in this process, starts warm (and the warm worker's forks, each a session
+    after this one: grader/worker.py runs it before its first fork). It used to collect every target's tests,
     about 0.2 CPU-s more for each interpreter, for items the grading builds anew (benchmarks/startup.py).
     Nothing is printed (the terminal plugin is off), no memory cap is set and no report is written
     (their options are not given): the grading's session sets up its own."""

@@ -49,7 +49,7 @@ from autograd_drill.grader.process import (
     stopped_with_us,
 )
 from autograd_drill.grader.reaper import become_subreaper, end_descendants
-from autograd_drill.grader.spare import import_tests, serve_once
+from autograd_drill.grader.spare import dry_session, import_tests, serve_once
 from autograd_drill.grader.spawn import SpawnRunner
 
 POLL_SECONDS = forks.POLL_SECONDS
@@ -133,6 +133,13 @@ def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None
     _preload()
     if pack is not None:
         preload_pack(*pack)
+    # One session before the first fork, as a spare's warm-up has (grader/spare.py): what pytest does
+    # only on its first session in a process (importing its built-in plugins' modules and readline, the
+    # first walk of the installed distributions' entry points for ``-p``) is then the worker's, done
+    # once, and each fork's session starts warm: about 10 ms of the 60 ms of CPU a fork grading of
+    # unbroadcast cost, for about 30 ms once here (benchmarks/warm.py). Its configure (grader/conftest.py)
+    # sets the worker's collector thresholds and warning filters as each fork's session sets its own.
+    dry_session()
     try:
         if _orphaned(parent):
             return
