@@ -6,6 +6,7 @@ DRILL_TEST_CPU_LOG)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -15,9 +16,19 @@ import pytest
 from autograd_drill.grader import worker
 from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.run import grade_file
+from tests.conftest import COLLECT_EVERY
 from tests.processes import descendants, processes
 from tests.support import REFERENCE_SOURCE, ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
+
+
+def test_a_test_process_collects_its_cycles_rarely_and_leaves_what_the_collection_made_out() -> None:
+    """The cycle collector of a test process runs at COLLECT_EVERY, not Python's 700 allocations, and
+    walks none of what the collection imported (frozen): the default thresholds cost a fifth of a test
+    process's CPU (tests/conftest.py)."""
+    assert gc.get_threshold() == COLLECT_EVERY
+    imported = vars(sys.modules[__name__])  # a module of the collection, which refers to a great deal
+    assert gc.is_tracked(imported) and not any(o is imported for o in gc.get_objects()), "walked: not frozen"
 
 
 def test_the_collection_imports_no_torch(request: pytest.FixtureRequest) -> None:
