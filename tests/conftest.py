@@ -4,8 +4,10 @@ worker. Shared constants and helpers are in tests/support.py."""
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -182,6 +184,27 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if log := os.environ.get(CPU_LOG):
         t = os.times()
         _log(log, {"collected": t.user + t.system, "items": len(session.items), "torch": "torch" in sys.modules})
+
+
+_FOLDERS = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path``, less its search: a new folder for each test under the process's base
+    folder, named after the test as pytest names it (its first 30 characters, then a number), made
+    without listing the base folder first (pytest's looks there for the highest number of that name:
+    each test read the names of every test folder made before it by its process, a thousand under
+    xdist) nor repointing a ``...current`` link. Every test asks for it (``drill_home``)."""
+    base = tmp_path_factory.getbasetemp()
+    name = re.sub(r"[\W]", "_", request.node.name)[:30]
+    while True:
+        folder = base / f"{name}{next(_FOLDERS)}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:  # a folder of tmp_path_factory.mktemp's, by chance of the same name
+            continue
+        return folder
 
 
 @pytest.fixture(autouse=True)
