@@ -3,8 +3,11 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
+import gc
+import itertools
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -66,11 +69,21 @@ collection). Outside the repository, as that setting wants. Solutions are compil
 at every grading (grader/sandbox.py), never from this cache."""
 
 
+COLLECT_EVERY = (50_000, 20, 10)
+"""The thresholds of the cycle collector in a test process (Python's are 700, 10, 10): a test process
+holds a large heap for its whole life (drill, pytest, hypothesis, NumPy, torch where a test imports it,
+the project's files parsed once: tests/sources.py) and its tests allocate a lot that refcounting frees
+(trees parsed, stubs cut, command lines generated); with the default thresholds the collector ran
+thousands of times and walked that heap 20-odd times, 6 of the 30 CPU-s of a test process over 13 of
+the suite's files. The grader's gradings collect rarely for the same reason (grader/conftest.py)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Python's bytecode is cached (BYTECODE), for the xdist workers and every child: this runs in
-    the controller before the workers start. Every test process (xdist's workers included) grades
-    with GRADING_LIMITS and SUITE_KNOBS, and one BLAS thread as drill's processes have (ONE_BLAS_THREAD:
-    the xdist workers and the tests' own scripts too, where the user has set no count); and the ``drill`` it
+    the controller before the workers start. Every test process (xdist's workers included) collects
+    its cycles rarely (COLLECT_EVERY) and grades with GRADING_LIMITS and SUITE_KNOBS, and one BLAS
+    thread as drill's processes have (ONE_BLAS_THREAD: the xdist workers and the tests' own scripts
+    too, where the user has set no count); and the ``drill`` it
     starts gets SIGINT as a terminal's job does, even where the suite itself was started with SIGINT
     ignored (a background job of a shell script, nohup): ignored, it would be inherited, and drill
     keeps an ignored SIGINT ignored (tests/test_interrupts.py), so every Ctrl-C test would hang."""
@@ -87,6 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
+    gc.set_threshold(*COLLECT_EVERY)
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a child's exec resets it to the default
 
@@ -165,11 +179,35 @@ def _log(log: str, line: dict[str, object]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Notes whether the collection imported torch (2.5 CPU-s, paid by each of pytest-xdist's
     workers); under DRILL_TEST_CPU_LOG, logs what this test process has cost by then (its start-up,
-    conftest's imports and the test modules')."""
+    conftest's imports and the test modules'). What the collection made (the modules imported, the
+    tests) lives as long as the process: frozen (``gc.freeze``), the cycle collector no longer walks
+    it at each full collection (as the grader's gradings do: grader/conftest.py)."""
     session.config.stash[TORCH_AT_COLLECTION] = "torch" in sys.modules
+    gc.freeze()
     if log := os.environ.get(CPU_LOG):
         t = os.times()
         _log(log, {"collected": t.user + t.system, "items": len(session.items), "torch": "torch" in sys.modules})
+
+
+_FOLDERS = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path``, less its search: a new folder for each test under the process's base
+    folder, named after the test as pytest names it (its first 30 characters, then a number), made
+    without listing the base folder first (pytest's looks there for the highest number of that name:
+    each test read the names of every test folder made before it by its process, a thousand under
+    xdist) nor repointing a ``...current`` link. Every test asks for it (``drill_home``)."""
+    base = tmp_path_factory.getbasetemp()
+    name = re.sub(r"[\W]", "_", request.node.name)[:30]
+    while True:
+        folder = base / f"{name}{next(_FOLDERS)}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:  # a folder of tmp_path_factory.mktemp's, by chance of the same name
+            continue
+        return folder
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ move or go without changing which code a mutant replaces (``Mutant.apply``)."""
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,12 +19,18 @@ MUTANTS_FILE = Path(__file__).with_name("mutants.toml")
 LAYERS_FILE = Path(__file__).resolve().parents[1] / "packs" / "layers" / "mutants.toml"
 
 
+_OUTSIDE = re.compile("[#'\"]")
+_IN_STRING = {q: re.compile(f"[\\\\{q}]") for q in "'\""}
+"""What ends a comment-free stretch of a line: outside a string, a comment or a quote; inside one, a
+backslash or its quote."""
+
+
 @functools.lru_cache(maxsize=8)
 def code_only(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` without its comments: each ``# ...`` cut with the blanks before it, each line that held
     only a comment left out; and for each character kept, where it stood in ``text``. The last few
-    texts are kept: the reference, read for each of its 92 mutants, is read once (a character at a
-    time, in Python); only a few, as a whole file's positions take megabytes.
+    texts are kept: the reference, read for each of its 92 mutants, is read once; only a few, as a
+    whole file's positions take megabytes.
 
     Read one line after another, with the quotes of string literals followed (triple-quoted ones across
     lines), so that a ``#`` inside a string is code. Works on a fragment of a file as on a whole one."""
@@ -34,33 +41,34 @@ def code_only(text: str) -> tuple[str, tuple[int, ...]]:
     for line in text.splitlines(keepends=True):
         end = len(line.rstrip("\r\n"))
         cut, i = end, 0
-        while i < end:
-            ch = line[i]
+        while i < end:  # from one character that matters to the next: a quote, a backslash, a "#"
+            found = (_IN_STRING[quote[0]] if quote else _OUTSIDE).search(line, i, end)
+            if found is None:
+                break
+            i, ch = found.start(), found[0]
             if quote:
                 if ch == "\\":
                     i += 2
-                    continue
-                if line.startswith(quote, i):
+                elif line.startswith(quote, i):
                     i += len(quote)
                     quote = ""
-                    continue
+                else:
+                    i += 1
             elif ch == "#":
                 cut = i
                 break
-            elif ch in "'\"":
+            else:
                 quote = ch * 3 if line.startswith(ch * 3, i) else ch
                 i += len(quote)
-                continue
-            i += 1
         if quote and len(quote) == 1:  # an unterminated one-line string ends with its line
             quote = ""
         code = line[:cut].rstrip(" \t") if cut < end else line[:end]
         if cut < end and not code.strip():
             start += len(line)
             continue  # a comment alone on its line
-        for offset, ch in enumerate(code + line[end:]):
-            kept.append(ch)
-            origin.append(start + (offset if offset < len(code) else end + offset - len(code)))
+        kept += (code, line[end:])
+        origin += range(start, start + len(code))
+        origin += range(start + end, start + len(line))
         start += len(line)
     return "".join(kept), tuple(origin)
 

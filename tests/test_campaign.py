@@ -70,6 +70,42 @@ def test_mutants_are_distinct_and_their_ids_unique_and_stable(mutants):
         assert m.description.startswith(f"line {m.line}: ") and " -> " in m.description
 
 
+SNIPPETS = [
+    "x = a + 1",
+    "x = a + 1  # the same code, a comment aside",
+    "x = (a\n     + 1)",
+    "x = a + 1.0",
+    "x = a + True",
+    "x = a - 1",
+    "x = b + 1",
+    "y = a + 1",
+    "x = a + 1; y = 2",
+    "x = 0.0",
+    "x = -0.0",
+    "x = float('nan')",
+    "return",
+    "return None",
+    "f(a, axis=0)",
+    "f(a, axis=None)",
+    "f(a)",
+    "f(a, 0)",
+]
+
+
+def test_mutants_are_compared_with_the_tree_as_ast_dump_compares_them():
+    """grader/campaign/operators.py's same_tree, which tells a candidate text of a mutant from the
+    mutated tree, agrees with ``ast.dump(a) == ast.dump(b)`` on every pair: positions and comments
+    aside, 1, 1.0 and True differ, as do 0.0 and -0.0, a bare return and ``return None``; two NaNs do not."""
+    trees = [ast.parse(f"def f():\n    {s.replace(chr(10), chr(10) + '    ')}\n").body[0] for s in SNIPPETS]
+    for a, text_a in zip(trees, SNIPPETS, strict=True):
+        for b, text_b in zip(trees, SNIPPETS, strict=True):
+            assert operators.same_tree(a, b) == (ast.dump(a) == ast.dump(b)), (text_a, text_b)
+    assert sum(operators.same_tree(trees[0], b) for b in trees) == 3  # itself, with a comment, on two lines
+    # Values an operator may make that no source spells: compared by their repr, as the dump writes them.
+    zero, negative_zero, nan = (ast.Constant(value=v) for v in (0.0, -0.0, float("nan")))
+    assert not operators.same_tree(zero, negative_zero) and operators.same_tree(nan, ast.Constant(value=float("nan")))
+
+
 def test_the_operators_cover_the_brief(mutants):
     operators = {m.operator for m in mutants}
     for expected in ("Add->Sub", "Mult->Div", "Pow->Mult", "MatMult->Mult", "AugAdd->Assign", "AugAdd->AugSub"):

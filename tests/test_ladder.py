@@ -45,8 +45,9 @@ def test_copy_stub_shows_the_reference_above_a_blank_that_fails_like_recall(targ
     assert ast.dump(ast.parse(copy)) == ast.dump(ast.parse(recall))
     lines = copy.splitlines()
     view = _shown([target.id])
+    functions = find_functions(ast.parse(view))
     for symbol in target.symbols:
-        node = find_functions(ast.parse(view))[symbol]
+        node = functions[symbol]
         assert node.end_lineno is not None and node.body[0].end_lineno is not None
         body = textwrap.dedent("\n".join(view.splitlines()[node.body[0].end_lineno : node.end_lineno]))
         todo = lines.index(
@@ -70,10 +71,11 @@ def test_copy_stub_says_it_is_the_copy_rung():
 
 @pytest.mark.parametrize("target", CATALOG.every, ids=lambda t: t.id)
 def test_cloze_blanks_some_but_not_all_of_every_symbol_and_keeps_the_rest(target):
-    cloze = cut(_shown([target.id]), target.symbols, [target.id], "cloze")
+    shown = _shown([target.id])
+    cloze = cut(shown, target.symbols, [target.id], "cloze")
     stub = find_functions(ast.parse(cloze.text))
     assert stub.keys() == REF_FUNCTIONS.keys()
-    for name, ref in find_functions(ast.parse(_shown([target.id]))).items():
+    for name, ref in find_functions(ast.parse(shown)).items():
         ours = stub[name]
         assert ast.dump(ours.args) == ast.dump(ref.args)
         if name not in target.symbols:
@@ -93,8 +95,9 @@ def test_cloze_blanks_the_gradient_lines_and_the_traps(target):
     shown = _shown([target.id])
     cloze = cut(shown, target.symbols, [target.id], "cloze")
     stub = find_functions(ast.parse(cloze.text))
+    functions = find_functions(ast.parse(shown))
     for symbol in target.symbols:
-        ref = find_functions(ast.parse(shown))[symbol]
+        ref = functions[symbol]
         left = set(_statements(stub[symbol]))
         closures = [n for n in ast.walk(ref) if isinstance(n, ast.FunctionDef) and n.name == "_backward"]
         grads = [

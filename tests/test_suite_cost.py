@@ -6,18 +6,45 @@ DRILL_TEST_CPU_LOG)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from autograd_drill.grader import worker
 from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.run import grade_file
+from tests.conftest import COLLECT_EVERY
 from tests.processes import descendants, processes
 from tests.support import REFERENCE_SOURCE, ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
+
+
+def test_a_test_process_collects_its_cycles_rarely_and_leaves_what_the_collection_made_out() -> None:
+    """The cycle collector of a test process runs at COLLECT_EVERY, not Python's 700 allocations, and
+    walks none of what the collection imported (frozen): the default thresholds cost a fifth of a test
+    process's CPU (tests/conftest.py)."""
+    assert gc.get_threshold() == COLLECT_EVERY
+    imported = vars(sys.modules[__name__])  # a module of the collection, which refers to a great deal
+    assert gc.is_tracked(imported) and not any(o is imported for o in gc.get_objects()), "walked: not frozen"
+
+
+FOLDERS_SEEN: list[Path] = []
+
+
+@pytest.mark.parametrize("run", [1, 2])
+def test_each_test_has_a_new_folder_of_its_own_for_its_user_state(run: int, tmp_path: Path, drill_home: Path) -> None:
+    """tests/conftest.py's ``tmp_path`` (made without pytest's search of the base folder) is still a
+    new, empty folder for each test, named after it, and the user's state (DRILL_HOME) lives there:
+    the second of these two tests, run in the same process, sees nothing of the first's."""
+    assert drill_home.parent == tmp_path and os.environ["DRILL_HOME"] == str(drill_home)
+    assert tmp_path.is_dir() and not any(tmp_path.iterdir()), sorted(tmp_path.iterdir())
+    assert tmp_path.name.startswith("test_each_test_has_a_new_fold") and tmp_path not in FOLDERS_SEEN
+    FOLDERS_SEEN.append(tmp_path)
+    (tmp_path / "left-by-this-test").write_text(str(run), encoding="utf-8")
 
 
 def test_the_collection_imports_no_torch(request: pytest.FixtureRequest) -> None:

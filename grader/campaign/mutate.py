@@ -16,6 +16,7 @@ from autograd_drill.grader.campaign.operators import (
     mutations,
     owners,
     returns_value,
+    same_tree,
     walk_nodes,
 )
 from autograd_drill.grader.catalog import Catalog, find_functions, load_catalog
@@ -228,20 +229,21 @@ def _rewrite(
 ) -> str | None:
     """The reference with ``node``'s text replaced so that ``function`` parses to exactly the
     mutated tree, its lines where they were; None if no text does."""
+    start, end = source.span(node)
+    candidates = _texts(source, node, new, how)
     old = _set(tree, path, new)
     try:
-        wanted = ast.dump(function)
+        return _replaced(source, function, start, end, candidates)
     finally:
         _set(tree, path, old)
-    start, end = source.span(node)
-    return _replaced(source, function, start, end, _texts(source, node, new, how), wanted)
 
 
 def _replaced(
-    source: _Source, function: ast.FunctionDef, start: int, end: int, candidates: Sequence[str], wanted: str
+    source: _Source, function: ast.FunctionDef, start: int, end: int, candidates: Sequence[str]
 ) -> str | None:
     """The reference with its text from ``start`` to ``end`` replaced by the first of ``candidates``
-    with which ``function`` parses to the tree ``wanted`` (an ``ast.dump``), its lines where they were."""
+    with which ``function`` parses to the tree ``function`` now is (mutated in place by the caller),
+    its lines where they were."""
     assert function.end_lineno is not None
     first, last = function.lineno - 1, function.end_lineno
     for candidate in candidates:
@@ -257,7 +259,7 @@ def _replaced(
                 parsed = parsed[0].body
         except SyntaxError:
             continue
-        if len(parsed) == 1 and ast.dump(parsed[0]) == wanted:
+        if len(parsed) == 1 and same_tree(parsed[0], function):
             return attempt
     return None
 
@@ -365,13 +367,12 @@ def _returns(
             for value in dict.fromkeys(values):
                 ret = "return" if value is None else f"return {value}"
                 new = ast.Return(value=None if value is None else ast.Name(id=value, ctx=ast.Load()))
+                candidate = f"{ret}; {text}" if before else f"{text}; {ret}"
                 block.insert(k, new)
                 try:
-                    wanted = ast.dump(function)
+                    mutated = _replaced(source, function, a, b, [candidate])
                 finally:
                     del block[k]
-                candidate = f"{ret}; {text}" if before else f"{text}; {ret}"
-                mutated = _replaced(source, function, a, b, [candidate], wanted)
                 if mutated is None:
                     continue
                 operator = ("append-return" if at_end else "insert-return") + ("" if value is None else f"-{value}")

@@ -323,3 +323,16 @@ def family(operator: str) -> str:
     if head in COMPARE_NAMES:
         return "comparison"
     return "constant"
+
+
+def same_tree(a: object, b: object) -> bool:
+    """Whether two trees are the same code: ``ast.dump(a) == ast.dump(b)`` (fields alike, positions
+    aside, a missing field as None, values by their repr), without writing out either dump (twice
+    per candidate mutant, half the time of generating them all), and stopping at the first difference."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        return all(same_tree(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    return a == b if isinstance(a, str) or a is None else repr(a) == repr(b)
