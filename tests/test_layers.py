@@ -187,13 +187,15 @@ def test_plain_pytest_runs_without_pytest_xdist(tmp_path):
     """The suite's options need no plugin: ``pytest`` with pytest-xdist absent (``-p no:xdist``) runs,
     and so it does with no installed plugin at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD: neither are
     hypothesis's and anyio's loaded, which cost the child half its CPU); under ``-n`` the distribution
-    is worksteal (tests/conftest.py)."""
+    is worksteal (tests/conftest.py). Its temporary folders are in this test's (``--basetemp``): in
+    pytest's shared root it would number a run of its own and delete the oldest run's folders there
+    (thousands, a second of the child's time)."""
     import os
     import subprocess
     import sys
 
     plain = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_layers.py", "-k", "cycles"],
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "tests/test_layers.py", "-k", "cycles", f"--basetemp={tmp_path / 'basetemp'}"],
         capture_output=True, text=True, cwd=ROOT, timeout=600, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )  # fmt: skip
     assert plain.returncode == 0, plain.stdout + plain.stderr
