@@ -14,6 +14,7 @@ checks the names a grading imports.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -40,7 +41,22 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return GraderModule.from_parent(parent, path=module_path)
 
 
+class GraderDir(pytest.Dir):
+    """The grader's folder, its entries looked at once per session.
+
+    A grading names each test file of its targets (grader/run.py), and pytest collects the folder
+    again for each file named (files named twice are not deduplicated): every entry of the folder
+    walked, and a node made for each test file, thirteen times in a full grading, for one file kept
+    each time. The same entries are kept here and given again."""
+
+    def collect(self) -> Sequence[pytest.Item | pytest.Collector]:
+        entries: list[pytest.Item | pytest.Collector] | None = getattr(self, "_entries", None)
+        if entries is None:
+            entries = self._entries = list(super().collect())
+        return entries
+
+
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if path.resolve() != GRADER:
         return None
-    return pytest.Dir.from_parent(parent, path=path)
+    return GraderDir.from_parent(parent, path=path)
