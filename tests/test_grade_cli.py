@@ -109,7 +109,9 @@ def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
     assert all(t.id in text for t in CATALOG.extensions) and "graded only when named" in text
 
 
-def test_human_report_names_the_symbol_and_the_line(tmp_path):
+def test_human_report_names_the_symbol_and_the_line(tmp_path, warm_drill_grade):
+    """The human report, through the CLI in process; its grading in a fork of the warm worker (a fresh
+    grading interpreter is started by the real children above)."""
     bad = tmp_path / "mine.py"
     bad.write_text(
         REFERENCE.read_text().replace(
@@ -121,12 +123,15 @@ def test_human_report_names_the_symbol_and_the_line(tmp_path):
     assert "Tensor.relu" in result.stdout and "exactly 0" in result.stdout
 
 
-def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
+def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path, warm_drill_grade):
+    """``drill grade --json`` in process, its grading in a fork of the warm worker: what the verdict
+    says of the file and which targets it has, not how the grading started."""
     bad = tmp_path / "broken.py"
     bad.write_text("import numpy as np\n\ndef unbroadcast(grad, shape)\n    return grad\n")
-    proc = run_drill("grade", str(bad), "--json")
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 1 and data["passed"] is False
+    done = drill("grade", str(bad), "--json", code=1)
+    assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
+    data = json.loads(done.stdout)
+    assert data["passed"] is False
     assert list(data["targets"]) == [t.id for t in CATALOG.targets]  # by default, the core targets
     assert f"SyntaxError at {bad}:3" in human_report(data)  # the path as given: an editor opens it at the line
 

@@ -9,7 +9,6 @@ process, without two interpreters started for it)."""
 
 from __future__ import annotations
 
-import functools
 import heapq
 import json
 import os
@@ -24,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from autograd_drill.grader import run as grader_run
 from autograd_drill.loop.stubs import stub_for
 from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
@@ -188,12 +186,6 @@ def write(path: Path, source: str | bytes) -> None:
 def drill_fast(*args: str, limited: bool = False) -> subprocess.CompletedProcess[str]:
     """``drill ARGS`` in a child process (with LOOP_LIMITS where ``limited``)."""
     return run_drill(*args, env=LOOP_LIMITS if limited else None, timeout=180)
-
-
-@pytest.fixture
-def warm_drill_grade(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
-    """``drill grade`` in process grades in a fork of the warm worker, not in a fresh interpreter."""
-    monkeypatch.setattr(grader_run, "grade_file", functools.partial(grader_run.grade_file, runner=warm_runner))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
