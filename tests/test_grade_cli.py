@@ -1,4 +1,7 @@
-"""``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it, run as users run it."""
+"""``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it: its JSON and a
+hang's limit run as users run it, in a real child with a grading interpreter of its own; the refusals
+(before any grading) and what a verdict says of a file, in process (a grading in a fork of the warm
+worker, tests/conftest.py)."""
 
 import json
 import subprocess
