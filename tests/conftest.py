@@ -3,6 +3,7 @@ worker. Shared constants and helpers are in tests/support.py."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import json
@@ -23,6 +24,7 @@ import pytest
 
 from autograd_drill import cli
 from autograd_drill.grader import ONE_BLAS_THREAD, spawn, worker
+from autograd_drill.grader import run as grader_run
 from autograd_drill.grader.contract import register_marks
 from autograd_drill.grader.oracle import RECORDING
 from autograd_drill.grader.process import Runner
@@ -341,6 +343,12 @@ def warm_grading(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
     """A check in process grades in a fork of the warm worker, not in a fresh interpreter."""
     monkeypatch.setattr(session, "run_in_subprocess", warm_runner)
     drill_loop_runner(monkeypatch)
+
+
+@pytest.fixture
+def warm_drill_grade(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
+    """``drill grade`` in process grades in a fork of the warm worker, not in a fresh interpreter."""
+    monkeypatch.setattr(grader_run, "grade_file", functools.partial(grader_run.grade_file, runner=warm_runner))
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """What the tests of the tool share, in one place: plain constants and functions, no fixtures.
 
 - where things are: ROOT, REFERENCE (and its source), CATALOG, BANK, the MockClock's T0;
-- ``drill`` in process (typer's CliRunner: ``drill``, ``said``) and in a child process, as a user
+- ``drill`` in process (typer's CliRunner: ``drill``, ``refused``, ``said``) and in a child process, as a user
   runs it (``run_drill``, ``spawn_drill``); the grader in a child (``run_grader``, ``collect_tests``);
 - rich consoles of a known size for autograd_drill.cli to print to (``console``, ``use_consoles``), views as
   text (``drawn``, ``shown``), the human report of a --json verdict (``human_report``), a one-line
@@ -83,6 +83,16 @@ def drill(*args: str, code: int | None = 0, input: str | None = None, env: Mappi
         assert result.exit_code == code, (
             f"drill {' '.join(args)} exited {result.exit_code}:\n{result.output}\n{result.exception!r}"
         )
+    return result
+
+
+def refused(*args: str, code: int = 2) -> Result:
+    """``drill ARGS`` in process, refused with exit status ``code``: no exception but the exit's (a
+    traceback in a user's terminal), and none printed. For a refusal that comes before any grading or
+    process of drill's own, where the real process is not what the test is about."""
+    result = drill(*args, code=code)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output, result.output
     return result
 
 

@@ -1,4 +1,7 @@
-"""``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it, run as users run it."""
+"""``drill grade FILE [--target ID ...] [--json]``, exactly as docs/contract.md describes it: its JSON and a
+hang's limit run as users run it, in a real child with a grading interpreter of its own; the refusals
+(before any grading) and what a verdict says of a file, in process (a grading in a fork of the warm
+worker, tests/conftest.py)."""
 
 import json
 import subprocess
@@ -6,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.processes import UNBROADCAST_BODY
-from tests.support import CATALOG, REFERENCE, drill, human_report, run_drill
+from tests.support import CATALOG, REFERENCE, ROOT, drill, human_report, refused, run_drill
 
 TOP_KEYS = {"version", "file", "passed", "targets", "notes"}
 FAILURE_KEYS = {"test", "message", "symbol", "case", "text", "hint", "location", "notes", "output"}
@@ -109,7 +112,9 @@ def test_help_says_what_is_graded_by_default_and_where_the_contract_is():
     assert all(t.id in text for t in CATALOG.extensions) and "graded only when named" in text
 
 
-def test_human_report_names_the_symbol_and_the_line(tmp_path):
+def test_human_report_names_the_symbol_and_the_line(tmp_path, warm_drill_grade):
+    """The human report, through the CLI in process; its grading in a fork of the warm worker (a fresh
+    grading interpreter is started by the real children above)."""
     bad = tmp_path / "mine.py"
     bad.write_text(
         REFERENCE.read_text().replace(
@@ -121,12 +126,15 @@ def test_human_report_names_the_symbol_and_the_line(tmp_path):
     assert "Tensor.relu" in result.stdout and "exactly 0" in result.stdout
 
 
-def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
+def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path, warm_drill_grade):
+    """``drill grade --json`` in process, its grading in a fork of the warm worker: what the verdict
+    says of the file and which targets it has, not how the grading started."""
     bad = tmp_path / "broken.py"
     bad.write_text("import numpy as np\n\ndef unbroadcast(grad, shape)\n    return grad\n")
-    proc = run_drill("grade", str(bad), "--json")
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 1 and data["passed"] is False
+    done = drill("grade", str(bad), "--json", code=1)
+    assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
+    data = json.loads(done.stdout)
+    assert data["passed"] is False
     assert list(data["targets"]) == [t.id for t in CATALOG.targets]  # by default, the core targets
     assert f"SyntaxError at {bad}:3" in human_report(data)  # the path as given: an editor opens it at the line
 
@@ -140,11 +148,12 @@ def test_syntax_error_is_a_verdict_with_file_and_line(tmp_path):
         (["grade", str(REFERENCE), "-t", "ful"], "Did you mean 'full'"),
     ],
 )
-def test_bad_usage_exits_2_with_one_line(args, message):
-    proc = run_drill(*args)
-    assert proc.returncode == 2
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+def test_bad_usage_exits_2_with_one_line(args, message, monkeypatch):
+    """In process, from the clone's root as a user's child ran (its relative paths): each refusal comes
+    before any grading, from drill's checks of its arguments (the graded cases above run ``drill
+    grade`` in a real child, as users run it)."""
+    monkeypatch.chdir(ROOT)
+    assert message in refused(*args).stderr
 
 
 def test_unreadable_file_exits_2(tmp_path):
@@ -160,5 +169,5 @@ def test_unreadable_file_exits_2(tmp_path):
 
 
 def test_unknown_option_exits_2():
-    proc = run_drill("grade", str(REFERENCE), "--jsn")
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    """In process: click refuses the option as it parses the command line."""
+    assert "No such option" in " ".join(refused("grade", str(REFERENCE), "--jsn").stderr.split())

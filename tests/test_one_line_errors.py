@@ -10,13 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from autograd_drill.commands.grade import JSON_VERSION
 from autograd_drill.grader.oracle import RECORDING, RECORDING_ENV
 from tests.processes import in_unbroadcast
-from tests.support import REFERENCE, ROOT, digest_of, drill
+from tests.support import REFERENCE, ROOT, digest_of, drill, opened
 
 
 def one_error_line(result) -> str:
@@ -74,10 +75,16 @@ def test_a_json_nested_too_deeply_is_one_line(tmp_path, wide_terminal):
 
 @pytest.mark.parametrize("number", ["99999999999999999999", "-99999999999999999999", str(2**63)])
 @pytest.mark.parametrize("option", ["--attempt", "--save"])
-def test_a_number_too_large_for_the_history_is_one_line(option, number, warm_grading):
-    """Before: OverflowError (a Python int too large for SQLite's INTEGER), taken to the history."""
+def test_a_number_too_large_for_the_history_is_one_line(option, number, tmp_path):
+    """Before: OverflowError (a Python int too large for SQLite's INTEGER), taken to the history.
+
+    The attempt's one graded save is written to the history as ``drill check`` writes it (the file as
+    started, its failing verdict): what restore looks up is the history's rows, not how they were graded."""
     drill("start", "unbroadcast")
-    drill("check", code=1)  # one graded save (in a fork of the warm worker)
+    with opened() as store:
+        source = (tmp_path / "solutions" / "unbroadcast.py").read_text(encoding="utf-8")
+        verdict = json.dumps({"passed": False, "failures": {"unbroadcast": ["unbroadcast is not written yet"]}})
+        store.add_submission(store.active(), time.time(), 1.0, source, verdict, passed=False)
     result = drill("restore", "unbroadcast", option, number, code=2)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output and "Overflow" not in result.output

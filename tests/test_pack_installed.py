@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from autograd_drill.grader import packs
 from autograd_drill.grader.packs import Pack
-from tests.support import ROOT, load, without_torch
+from tests.support import ROOT, load, refused, without_torch
 from tests.test_conventions import completed
 
 PACK = ROOT / "packs" / "layers"
@@ -82,13 +83,14 @@ def graded(env: dict[str, str], file: Path, *args: str, code: int) -> dict[str, 
     return json.loads(done.stdout)
 
 
-def refusal(done: subprocess.CompletedProcess[str], *words: str) -> str:
-    """The one line of a refusal on stderr, exit status 2, holding ``words``."""
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+def refusal(*args: str, words: tuple[str, ...]) -> tuple[str, Result]:
+    """``drill ARGS`` in process (the packs found here: ``found_here``), refused: the one line of the
+    refusal on stderr, exit status 2, holding ``words``; and what drill printed."""
+    done = refused(*args)
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1, done.stderr
     assert all(word in lines[0] for word in words), lines[0]
-    return lines[0]
+    return lines[0], done
 
 
 # ---------------------------------------------------------------------------- the pack() it declares
@@ -151,17 +153,20 @@ def test_targets_may_be_chosen_bare_or_qualified(env):
 
 
 # ---------------------------------------------------------------------------- refusals
+# In process, the packs found here as a child finds them (``found_here``: the same dist-infos, on
+# sys.path): a refusal comes before any grading, from the packs' lookup; the gradings above, and drill
+# packs, run in a real child, as users run them.
 
 
-def test_an_unknown_pack_is_one_line_listing_the_packs(env):
-    line = refusal(child(env, "grade", str(REFERENCE), "--pack", "layer"), "--pack layer", "autograd, layers")
+def test_an_unknown_pack_is_one_line_listing_the_packs(found_here):
+    line, _ = refusal("grade", str(REFERENCE), "--pack", "layer", words=("--pack layer", "autograd, layers"))
     assert "broken" not in line
-    done = child(env, "grade", str(REFERENCE), "--pack", "layer", "--json")
-    assert json.loads(done.stdout)["error"] in refusal(done)
+    line, done = refusal("grade", str(REFERENCE), "--pack", "layer", "--json", words=())
+    assert json.loads(done.stdout)["error"] in line
 
 
-def test_a_pack_that_did_not_load_says_why(env):
-    refusal(child(env, "grade", str(REFERENCE), "--pack", "broken"), "broken did not load", "no_such_pack_module")
+def test_a_pack_that_did_not_load_says_why(found_here):
+    refusal("grade", str(REFERENCE), "--pack", "broken", words=("broken did not load", "no_such_pack_module"))
 
 
 @pytest.mark.parametrize(
@@ -173,23 +178,33 @@ def test_a_pack_that_did_not_load_says_why(env):
         (None, "layers/conv2d", "is in the pack layers, not in autograd"),
     ],
 )
-def test_a_target_of_another_pack_is_refused_naming_its_pack(env, pack, target, named):
+def test_a_target_of_another_pack_is_refused_naming_its_pack(found_here, pack, target, named):
     chosen = ("--pack", pack) if pack else ()
-    refusal(child(env, "grade", str(REFERENCE), *chosen, "-t", target), named, f"--target {target.split('/')[-1]}")
+    refusal("grade", str(REFERENCE), *chosen, "-t", target, words=(named, f"--target {target.split('/')[-1]}"))
 
 
 # ---------------------------------------------------------------------------- completion
 
 
-@pytest.fixture
-def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The pack installed in this process (sys.path), found afresh; forgotten afterwards."""
-    site = installed_site(tmp_path / "site")
-    monkeypatch.setattr(sys, "path", [*sys.path, str(PACK), str(site)])
+def installed_here(site: Path, monkeypatch: pytest.MonkeyPatch, broken: bool = False) -> Iterator[None]:
+    """The pack installed in this process (sys.path; with ``broken``, the broken pack beside it), found
+    afresh; forgotten afterwards."""
+    monkeypatch.setattr(sys, "path", [*sys.path, str(PACK), str(installed_site(site, broken=broken))])
     packs._scan.cache_clear()
     yield
     sys.modules.pop("autograd_drill_layers", None)
     packs._scan.cache_clear()
+
+
+@pytest.fixture
+def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from installed_here(tmp_path / "site", monkeypatch)
+
+
+@pytest.fixture
+def found_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As the children's environment has them (``env``): the pack and the broken one."""
+    yield from installed_here(tmp_path / "site", monkeypatch, broken=True)
 
 
 def test_pack_and_its_targets_complete(in_process, tmp_path):

@@ -9,9 +9,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from autograd_drill.grader.reaper import ENDING_SECONDS, LINUX, kill_attached
 from tests.platforms import MACOS, PIECES, WINDOWS, simulate
 from tests.processes import HANGS_FOR_GOOD, end_and_check, hangs, in_unbroadcast, start_drill
 from tests.support import REFERENCE, run_drill, spawn_drill
@@ -136,6 +138,41 @@ def test_without_process_groups_the_whole_tree_still_goes(tmp_path, how):
     env = {**simulate(tmp_path / "site", "killpg"), **HANGS_FOR_GOOD}
     proc = spawn_drill("grade", str(solution), "-t", "unbroadcast", env=env)
     end_and_check(proc, how, started, at_least=2)
+
+
+HOLDER = (
+    "import subprocess, sys, time\n"
+    "from autograd_drill.grader.reaper import become_subreaper\n"
+    "assert become_subreaper()\n"
+    "sleeper = 'import time; time.sleep(600)'\n"
+    "code = f'import subprocess, sys, time; print(subprocess.Popen([sys.executable, \"-c\", {sleeper!r}]).pid, flush=True); time.sleep(600)'\n"
+    "grading = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)\n"
+    "print(grading.pid, grading.stdout.readline().strip(), flush=True)\n"
+    "time.sleep(600)\n"
+)
+"""A parent that never reaps (as a container's first process may not) of a grading with a child of its
+own, which the parent adopts when the grading dies: it prints both pids, then sleeps."""
+
+
+@pytest.mark.skipif(not LINUX, reason="Linux: a child subreaper, /proc")
+def test_without_process_groups_a_killed_tree_is_waited_for_until_dead_not_until_reaped():
+    """kill_attached (kill_tree where there are no process groups, drill's own end by a signal
+    included) returns once what it killed is dead: a zombie is, though its parent has not collected
+    it. It waited for that, until its ENDING_SECONDS were up; a VM's init here collects an orphan 1.2-1.4 s
+    after its death, and drill watch without fork took that long to end on a SIGTERM."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None
+        grading, sleeper = map(int, holder.stdout.readline().split())
+        began = time.monotonic()
+        kill_attached(grading, root=True)
+        took = time.monotonic() - began
+        states = [Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] for pid in (grading, sleeper)]
+        assert states == ["Z", "Z"]  # both killed; the sleeper, adopted by the holder, is its zombie too
+        assert took < ENDING_SECONDS / 2
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)

@@ -9,7 +9,6 @@ process, without two interpreters started for it)."""
 
 from __future__ import annotations
 
-import functools
 import heapq
 import json
 import os
@@ -24,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from autograd_drill.grader import run as grader_run
 from autograd_drill.loop.stubs import stub_for
 from tests.processes import UNBROADCAST_BODY, in_unbroadcast
 from tests.support import REFERENCE_SOURCE as SOURCE
@@ -32,7 +30,9 @@ from tests.support import (
     drill,
     home_in,
     human_report,
+    refused,
     run_drill,
+    said,
     spawn_drill,
 )
 
@@ -186,12 +186,6 @@ def write(path: Path, source: str | bytes) -> None:
 def drill_fast(*args: str, limited: bool = False) -> subprocess.CompletedProcess[str]:
     """``drill ARGS`` in a child process (with LOOP_LIMITS where ``limited``)."""
     return run_drill(*args, env=LOOP_LIMITS if limited else None, timeout=180)
-
-
-@pytest.fixture
-def warm_drill_grade(monkeypatch: pytest.MonkeyPatch, warm_runner) -> None:
-    """``drill grade`` in process grades in a fork of the warm worker, not in a fresh interpreter."""
-    monkeypatch.setattr(grader_run, "grade_file", functools.partial(grader_run.grade_file, runner=warm_runner))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -370,16 +364,16 @@ def test_the_kill_plan_waits_for_some_gradings():
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, says):
-    proc = drill_fast(*args)
-    assert proc.returncode == 2
-    assert says in " ".join((proc.stdout + proc.stderr).split())
-    assert "Traceback" not in proc.stdout + proc.stderr
+    """In process: a refusal comes from the command's own code (or click's parsing), before any
+    grading or process of its own; ``drill check`` typed bare with nothing in progress, which
+    drills/entry.py sends by its fast path, is refused in a real child by tests/test_quick_commands.py
+    (test_drill_check_typed_bare_needs_no_typer) and tests/test_spawn_standby.py."""
+    assert says in said(refused(*args))
 
 
 def test_start_while_in_progress_is_refused():
-    drill("start", "arith")  # in process: the refusal below is the child's to give
-    proc = drill_fast("start", "unary")
-    assert proc.returncode == 2 and "in progress" in proc.stderr and "Traceback" not in proc.stderr
+    drill("start", "arith")
+    assert "in progress" in refused("start", "unary").stderr
 
 
 def test_corrupt_history_is_moved_aside_and_the_user_told(tmp_path):
@@ -397,17 +391,18 @@ def test_corrupt_history_is_moved_aside_and_the_user_told(tmp_path):
 def test_unwritable_workspace_is_one_line_and_exit_2(tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the workspace should be")
-    proc = drill_fast("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
-    assert proc.returncode == 2 and "cannot write to the workspace" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    done = refused("start", "unbroadcast", "--workspace", str(blocker / "solutions"))
+    assert "cannot write to the workspace" in done.stderr
     assert "No attempt in progress" in drill("status").output  # no attempt was started
 
 
-def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path):
-    """The grader's options are one token each, so the solution's folder never counts as a test path."""
+def test_a_conftest_beside_the_solution_is_not_loaded(tmp_path, warm_drill_grade):
+    """The grader's options are one token each, so the solution's folder never counts as a test path.
+    ``drill grade`` in process, its grading in a fork of the warm worker: the fork runs pytest on the
+    same arguments (grader/run.py, pytest_args), in a working folder of its own, as a fresh grading
+    interpreter does."""
     (tmp_path / "conftest.py").write_text("raise SystemExit('a conftest beside the solution was loaded')\n")
     path = tmp_path / "solution.py"
     write(path, SOURCE)
-    proc = drill_fast("grade", str(path), "-t", "unbroadcast", "--json")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert json.loads(proc.stdout)["passed"] is True
+    done = drill("grade", str(path), "-t", "unbroadcast", "--json", code=0)
+    assert json.loads(done.stdout)["passed"] is True
