@@ -7,8 +7,10 @@ rewrites (tests/test_bench.py checks the markers and the format, not the timings
 
 from __future__ import annotations
 
+import argparse
 import re
 import statistics
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +20,16 @@ BLOCK = re.compile(r"<!-- bench: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /bench 
 
 def p50(xs: Sequence[float]) -> float | None:
     return statistics.median(xs) if xs else None
+
+
+def side_by_side(doc: str, runs: int) -> tuple[argparse.Namespace, dict[str, str]]:
+    """The options of a script that measures this install beside another (``--before PYTHON``, ``--runs N``),
+    and the interpreters to measure by name: "before" (when given) first, then "this"."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--before", help="the interpreter of another install, measured beside this one")
+    parser.add_argument("--runs", type=int, default=runs)
+    options = parser.parse_args()
+    return options, {**({"before": options.before} if options.before else {}), "this": sys.executable}
 
 
 def ms(seconds: float | None) -> str:

@@ -28,7 +28,6 @@ place of this one's editable install). For each, in turn (noise hits both alike)
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -40,6 +39,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.report import p50, side_by_side  # noqa: E402 - after the path is set
+
 ONCE = ["-m", "autograd_drill.grader.worker", "--once"]
 
 SETUP = """
@@ -176,19 +178,10 @@ def measures(side: Side) -> dict[str, Callable[[], tuple[float, float]]]:
 QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "stdin": subprocess.DEVNULL}
 
 
-def p50(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", help="the interpreter of another install, measured beside this one")
-    parser.add_argument("--runs", type=int, default=5)
-    options = parser.parse_args()
+    options, pythons = side_by_side(__doc__, 5)
     with tempfile.TemporaryDirectory(prefix="drill-startup-") as tmp:
-        pythons = {"before": options.before} if options.before else {}
-        sides = [Side(name, python, Path(tmp)) for name, python in {**pythons, "this": sys.executable}.items()]
+        sides = [Side(name, python, Path(tmp)) for name, python in pythons.items()]
         found: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for run in range(options.runs + 1):
             for side in sides:

@@ -20,7 +20,6 @@ to the reply. p50 of ``--runs``:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -30,6 +29,9 @@ import time
 from pathlib import Path
 
 import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.report import p50, side_by_side  # noqa: E402 - after the path is set
 
 CASES = """
 import json, sys
@@ -99,19 +101,10 @@ class Side:
         self.proc.wait(timeout=30)
 
 
-def p50(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", help="the interpreter of another install, measured beside this one")
-    parser.add_argument("--runs", type=int, default=9)
-    options = parser.parse_args()
+    options, pythons = side_by_side(__doc__, 9)
     with tempfile.TemporaryDirectory(prefix="drill-warm-") as tmp:
-        pythons = {"before": options.before} if options.before else {}
-        sides = [Side(name, python, Path(tmp)) for name, python in {**pythons, "this": sys.executable}.items()]
+        sides = [Side(name, python, Path(tmp)) for name, python in pythons.items()]
         found: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for run in range(options.runs + 1):
             for case in sides[-1].cases:
