@@ -20,30 +20,24 @@ from autograd_drill.grader.process import GRADER, PACKAGE
 
 
 def dry_session() -> None:
-    """The warm-up of an interpreter that knows no selection: every target's test modules imported (as
-    the warm worker imports them, grader/worker.py), then a pytest session that collects no test (the
-    grader's folder, each file in it ignored): it imports what pytest imports on its first session (its
-    built-in plugins' modules, the grader's conftest as a plugin) and sets up its machinery, so that the
-    grading, a second session in this process, starts warm (and the warm worker's forks, each a session
-    after this one: grader/worker.py runs it before its first fork). It used to collect every target's tests,
-    about 0.2 CPU-s more for each interpreter, for items the grading builds anew (benchmarks/startup.py).
+    """The warm-up of an interpreter that knows no selection, and of the warm worker before its first
+    fork (grader/worker.py): every target's test modules imported, then a pytest session that collects
+    no test (the grader's folder, each file in it ignored): it imports what pytest imports on its first
+    session (its built-in plugins' modules, the grader's conftest as a plugin) and sets up its
+    machinery, so that the grading (a second session in this process, or a fork's) starts warm. It used
+    to collect every target's tests, about 0.2 CPU-s more for each interpreter, for items the grading
+    builds anew (benchmarks/startup.py).
     Nothing is printed (the terminal plugin is off), no memory cap is set and no report is written
     (their options are not given): the grading's session sets up its own."""
+    import importlib
+
     import pytest
 
     from autograd_drill.grader.run import BASE_ARGS
 
-    import_tests()
-    pytest.main([str(GRADER), f"--ignore-glob={GRADER / '*'}", *BASE_ARGS, "--collect-only"])
-
-
-def import_tests() -> None:
-    """Every target's test module imported, as a grading's collection then finds them (the warm worker's
-    warm-up, grader/worker.py, and the dry session's)."""
-    import importlib
-
     for path in sorted(GRADER.glob("test_*.py")):
         importlib.import_module(f"{PACKAGE}.{path.stem}")
+    pytest.main([str(GRADER), f"--ignore-glob={GRADER / '*'}", *BASE_ARGS, "--collect-only"])
 
 
 class Filling(Mapping[str, Any]):

@@ -49,7 +49,7 @@ from autograd_drill.grader.process import (
     stopped_with_us,
 )
 from autograd_drill.grader.reaper import become_subreaper, end_descendants
-from autograd_drill.grader.spare import dry_session, import_tests, serve_once
+from autograd_drill.grader.spare import dry_session, serve_once
 from autograd_drill.grader.spawn import SpawnRunner
 
 POLL_SECONDS = forks.POLL_SECONDS
@@ -82,9 +82,10 @@ def _on_cancel(signum: int, frame: FrameType | None) -> None:
         kill_tree(forks.running)
 
 
-def _preload(tests: bool = True) -> None:
-    """Import what every grading needs, once (``tests``: and every target's tests; an interpreter
-    started ahead of time collects only those of its selection, grader/spare.py)."""
+def _preload() -> None:
+    """Import what every grading needs, once. The targets' test modules come with the warm-up that
+    follows: the dry session (grader/spare.py), or an interpreter started ahead of time collecting
+    its selection's."""
     import importlib
 
     import numpy  # noqa: F401
@@ -104,8 +105,6 @@ def _preload(tests: bool = True) -> None:
     from autograd_drill.grader.oracle import preload
 
     preload()
-    if tests:
-        import_tests()
 
 
 def preload_pack(tests: Path, recording: Path) -> None:
@@ -278,5 +277,5 @@ def warm_runner() -> WarmRunner | SpawnRunner:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--once"]:
-        sys.exit(serve_once(sys.stdin, lambda: _preload(tests=False)))
+        sys.exit(serve_once(sys.stdin, _preload))
     serve(sys.stdin, sys.stdout)
