@@ -34,6 +34,8 @@ INTERRUPTED = 130
 def main() -> None:
     code: object = 0
     safe_streams()
+    from autograd_drill.grader import one_blas_thread  # before NumPy is imported
+
     one_blas_thread()
     if sys.argv[1:] in (["--version"], ["-V"]):  # a fast path: the version needs none of the app
         from autograd_drill import version_line
@@ -154,15 +156,6 @@ def safe_streams() -> None:
         from autograd_drill.ascii_fallback import register
 
         reconfigure(errors=register())
-
-
-def one_blas_thread() -> None:
-    """Before NumPy is imported: one BLAS thread for drill and every process it starts, unless the user
-    set a count (grader/__init__.py, ONE_BLAS_THREAD)."""
-    from autograd_drill.grader import ONE_BLAS_THREAD
-
-    for name, value in ONE_BLAS_THREAD.items():
-        os.environ.setdefault(name, value)
 
 
 def interrupted() -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograd_drill import cli
-from autograd_drill.grader import ONE_BLAS_THREAD, spawn, worker
+from autograd_drill.grader import one_blas_thread, spawn, worker
 from autograd_drill.grader import run as grader_run
 from autograd_drill.grader.contract import register_marks
 from autograd_drill.grader.oracle import RECORDING
@@ -45,6 +45,7 @@ from tests.support import (
     TORCH_AT_COLLECTION,
     collect_tests,
     digest_of,
+    home_in,
     once_per_run,
     run_drill,
     use_consoles,
@@ -97,8 +98,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     os.environ.update(GRADING_LIMITS)
     os.environ.update(SUITE_KNOBS)
-    for name, value in ONE_BLAS_THREAD.items():
-        os.environ.setdefault(name, value)
+    one_blas_thread()
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
@@ -215,11 +215,10 @@ def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 @pytest.fixture(autouse=True)
 def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """All user state (history, workspace) lives under tmp_path: DRILL_HOME points there."""
-    home = tmp_path / "drill-home"
-    monkeypatch.setenv("DRILL_HOME", str(home))
-    monkeypatch.setenv("DRILL_WORKSPACE", str(tmp_path / "solutions"))
+    for name, value in home_in(tmp_path).items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("TERM_PROGRAM", raising=False)  # run in VS Code's terminal: --edit would open VS Code
-    return home
+    return tmp_path / "drill-home"
 
 
 @pytest.fixture

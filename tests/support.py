@@ -330,9 +330,9 @@ def record_attempt(
 
 
 def home_in(folder: Path) -> dict[str, str]:
-    """DRILL_HOME and DRILL_WORKSPACE under ``folder``, as tests/conftest.py's ``drill_home`` puts them
-    under tmp_path: for a test that drives several histories at once, each drill (in process or in
-    a child) given its own."""
+    """DRILL_HOME and DRILL_WORKSPACE under ``folder``: each test's under its tmp_path (tests/conftest.py,
+    ``drill_home``), and, for a test that drives several histories at once, each drill's (in process or
+    in a child) under a folder of its own."""
     return {"DRILL_HOME": str(folder / "drill-home"), "DRILL_WORKSPACE": str(folder / "solutions")}
 
 
