@@ -114,7 +114,15 @@ def test_where_full_is_refused_it_is_not_offered(line):
     assert completed(line) == IDS[:-1] and completed(line + "f") == ["free-memory", "forward-mode"]
 
 
-def test_commands_complete_too_and_the_script_is_shown():
+@pytest.fixture
+def shell_named(monkeypatch):
+    """typer asks shellingham for the shell among the suite's parents, which a suite started by a script
+    or in the background may not have ("Shell  is not supported."): with its detection off, the shell
+    is the one the option names, as the tests below name bash."""
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
+
+
+def test_commands_complete_too_and_the_script_is_shown(shell_named):
     assert completed("st") == ["start", "status", "stats"]
     script = RUNNER.invoke(cli.app, ["--show-completion", "bash"], prog_name="drill").output
     assert "_DRILL_COMPLETE=complete_bash" in script and "complete -o default -F _drill_completion drill" in script
@@ -140,7 +148,7 @@ def test_the_console_script_answers_the_shell_not_its_fast_path(tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (0, "cross-entropy\n", "")
 
 
-def test_the_installed_completion_completes_a_target_in_a_real_bash(tmp_path):
+def test_the_installed_completion_completes_a_target_in_a_real_bash(tmp_path, shell_named):
     """``drill --install-completion bash`` writes its script under HOME; bash, sourcing it, asks the
     console script (found on PATH beside this interpreter) and offers the target ids."""
     script = Path(sys.executable).parent / "drill"
