@@ -215,10 +215,11 @@ def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 @pytest.fixture(autouse=True)
 def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """All user state (history, workspace) lives under tmp_path: DRILL_HOME points there."""
-    for name, value in home_in(tmp_path).items():
+    home = home_in(tmp_path)
+    for name, value in home.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("TERM_PROGRAM", raising=False)  # run in VS Code's terminal: --edit would open VS Code
-    return tmp_path / "drill-home"
+    return Path(home["DRILL_HOME"])
 
 
 @pytest.fixture

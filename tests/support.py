@@ -67,12 +67,28 @@ def about(target_ids: set[str]) -> tuple[Question, ...]:
 
 # ---------------------------------------------------------------------------- drill, in process
 
-typer.testing._get_command = functools.cache(typer.testing._get_command)
+SHELL_DETECTION_OFF = "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"
+"""typer's setting that makes the completion options take the shell they name instead of detecting
+it, read as it builds the command."""
+_build_command = typer.testing._get_command
+
+
+@functools.cache
+def _built(app: typer.Typer, shell_detection_off: bool) -> Any:
+    return _build_command(app)
+
+
+def _command(app: typer.Typer) -> Any:
+    return _built(app, bool(os.environ.get(SHELL_DETECTION_OFF)))
+
+
+typer.testing._get_command = _command
 """typer's CliRunner builds drill's click command from the app at every invoke, reading each of its
 commands' signatures (some 10 ms a call, a third of a quick command's time in process); built once per
-process here. The same command each time: what it holds is fixed when cli.py is imported (the
-functions, options and defaults), and what a test changes (the environment, the clock, the consoles,
-the grader) is read when a command runs."""
+process here (once for each value of SHELL_DETECTION_OFF, the one setting the build reads). The same
+command each time: what it holds is fixed when cli.py is imported (the functions, options and
+defaults), and what a test changes (the environment, the clock, the consoles, the grader) is read when
+a command runs."""
 RUNNER = CliRunner()
 
 

@@ -9,18 +9,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import typer
 import typer.main
-import typer.testing
 from typer import _click
 
 from autograd_drill import __version__, cli
 from autograd_drill.commands.groups import GROUP_OF, GROUPS, group_commands, rank
-from tests.support import CATALOG, ROOT, RUNNER, drill, drill_imports, said
+from tests.support import CATALOG, ROOT, RUNNER, SHELL_DETECTION_OFF, drill, drill_imports, said
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -117,16 +115,12 @@ def test_where_full_is_refused_it_is_not_offered(line):
 
 
 @pytest.fixture
-def shell_named(monkeypatch) -> Iterator[None]:
-    """typer's shell detection off, so that drill's completion options take the shell they name, as
-    the tests below name bash. With it on, they take none and typer asks shellingham for the shell among
-    the suite's parents, which a suite started by a script or in the background may not have ("Shell
-    is not supported."). typer reads the setting as it builds the command, which RUNNER builds once
-    (tests/support.py): built anew here, and again for the tests after."""
-    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
-    typer.testing._get_command.cache_clear()  # type: ignore[attr-defined]
-    yield
-    typer.testing._get_command.cache_clear()  # type: ignore[attr-defined]
+def shell_named(monkeypatch) -> None:
+    """typer's shell detection off (SHELL_DETECTION_OFF), so that drill's completion options take the
+    shell they name, as the tests below name bash. With it on, they take none and typer asks shellingham
+    for the shell among the suite's parents, which a suite started by a script or in the background may
+    not have ("Shell  is not supported.")."""
+    monkeypatch.setenv(SHELL_DETECTION_OFF, "1")
 
 
 def test_commands_complete_too_and_the_script_is_shown(shell_named):
