@@ -22,6 +22,7 @@ from autograd_drill.commands.quick import COMMANDS, GRADING, answer
 from autograd_drill.grader import spawn
 from autograd_drill.loop import ladder
 from autograd_drill.loop.clock import MockClock
+from tests.conftest import CPU_LOG
 from tests.support import REFERENCE, REFERENCE_SOURCE, drill, drill_imports
 
 BARE = sorted(args for args in COMMANDS if args not in GRADING)
@@ -191,7 +192,7 @@ def entry(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
     by the suite's cost report (tests/cpu_accounting.py): its exit handler would be left to run, and
     drill then rightly leaves the slow way."""
     script = LEAVE.replace("{before}", before)
-    env = {k: v for k, v in os.environ.items() if k != "DRILL_TEST_CPU_LOG"}
+    env = {k: v for k, v in os.environ.items() if k != CPU_LOG}
     return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
