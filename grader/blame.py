@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -69,6 +70,14 @@ primitive: when the file's own derived op ran (and failed), it is named instead.
 # ------------------------------------------------------------------------------ attribution
 
 
+@cache
+def resolved(filename: str) -> Path:
+    """``filename`` resolved, once per process: asked of each frame of a failure's traceback (a
+    RecursionError's holds a thousand, all of a few files) and of each case's closure (grader/check.py,
+    ``ran``); a resolve is a system call per part of the path."""
+    return Path(filename).resolve()
+
+
 @dataclass
 class Blame:
     """Maps the user's code back to catalog symbols, for messages that name the culprit."""
@@ -86,7 +95,7 @@ class Blame:
         frames = []
         while tb is not None:
             code = tb.tb_frame.f_code
-            if Path(code.co_filename).resolve() == self.impl_path:
+            if resolved(code.co_filename) == self.impl_path:
                 frames.append((code.co_qualname, tb.tb_lineno, code.co_filename))
             tb = tb.tb_next
         return frames
@@ -96,7 +105,7 @@ class Blame:
         of the user's ops: that op (the fix belongs there) and what it passed."""
         user = []
         while tb is not None:
-            if Path(tb.tb_frame.f_code.co_filename).resolve() == self.impl_path:
+            if resolved(tb.tb_frame.f_code.co_filename) == self.impl_path:
                 user.append(tb.tb_frame)
             tb = tb.tb_next
         if len(user) < 2 or user[-1].f_code.co_name != "__init__":

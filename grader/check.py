@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from autograd_drill.grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem
+from autograd_drill.grader.blame import DERIVED, INIT_PROBES, NODE_HINT, Blame, node_problem, resolved
 from autograd_drill.grader.compare import TestTimeout, backprop, compare, diagnose
 from autograd_drill.grader.oracle import Answer, OracleView
 from autograd_drill.grader.probes import culprits
@@ -335,13 +334,6 @@ class Grading:
         __tracebackhide__ = True
         with self.running(symbol, hint, closure_hint):
             backprop(out, cotangent)
-
-
-@cache
-def resolved(filename: str) -> Path:
-    """``filename`` resolved, once per process: ``ran`` asks it of each case's closure (a resolve
-    is a system call per part of the path)."""
-    return Path(filename).resolve()
 
 
 @cache
