@@ -15,7 +15,9 @@ to the reply. p50 of ``--runs``:
 - ``unbroadcast, the reference``: 18 tests, the set-up of a session outweighs them (a drill's first target);
 - ``every target, first failure, an alternative``: tests/alternatives/book_habits.py, which keeps a bug on
   purpose, graded until its first failed test (``first_failure_only``: the catalogued mutants' grading);
-- ``every target, the reference``: the whole suite (``drill grade`` of a full drill).
+- ``every target, the reference``: the whole suite (``drill grade`` of a full drill);
+- ``unbroadcast, unbounded recursion``: the reference with an unbroadcast that calls itself at once, so
+  each of its 18 tests fails with a RecursionError a thousand frames deep (a blame of each frame).
 """
 
 from __future__ import annotations
@@ -42,11 +44,16 @@ from autograd_drill.grader.run import Limits, pytest_args
 from autograd_drill.reference import ENGINE
 every, report, limits = list(load_catalog().every), Path(sys.argv[1]), Limits(60, 600)
 alternative = GRADER.parent / "tests" / "alternatives" / "book_habits.py"
+first = "    grad = np.asarray(grad, dtype=np.float64)\\n"  # the first line of the reference's unbroadcast
+recursion = report.with_name("recursion.py")
+recursion.write_text(ENGINE.read_text().replace(first, first + "    return unbroadcast(grad, shape)\\n", 1))
 cases = {
     "unbroadcast, the reference": pytest_args(ENGINE, [load_catalog().get("unbroadcast")], report, limits=limits),
     "every target, first failure, an alternative": pytest_args(alternative, every, report, limits=limits,
                                                                first_failure_only=True),
     "every target, the reference": pytest_args(ENGINE, every, report, limits=limits),
+    "unbroadcast, unbounded recursion": pytest_args(recursion, [load_catalog().get("unbroadcast")], report,
+                                                    limits=limits),
 }
 print(json.dumps({"cases": cases, "cwd": str(IMPORTED_FROM), "env": grading_env()}))
 """
