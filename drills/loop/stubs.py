@@ -96,24 +96,28 @@ def tagged_code(source: str) -> tuple[tuple[frozenset[str], int, int], ...]:
     (1-based) of the statement it tags, or of the ``else:`` block it is on. A ValueError for a tag
     on a line where no statement starts. Parsed once per source (every stub and rung time reads it)."""
     lines = source.splitlines()
-    tree = ast.parse(source)
+    tags = [(line, tag) for line, _ in comments(source) if (tag := CODE_TAG.search(lines[line - 1])) is not None]
+    if not tags:
+        return ()
+    # One walk of the tree for every tag: the statements by the line they start on, the blocks with an else.
+    starting: dict[int, list[ast.stmt]] = {}
+    with_else: list[ast.If | ast.For | ast.While | ast.Try] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.stmt):
+            starting.setdefault(node.lineno, []).append(node)
+            if isinstance(node, (ast.If, ast.For, ast.While, ast.Try)) and node.orelse:
+                with_else.append(node)
     found = []
-    for line, _ in comments(source):
-        tag = CODE_TAG.search(lines[line - 1])
-        if tag is None:
-            continue
+    for line, tag in tags:
         ids = frozenset(tag["ids"].split(", "))
-        statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line]
+        statements = starting.get(line)
         if statements:
             found.append((ids, line, max(s.end_lineno or s.lineno for s in statements)))
             continue
         branches = [
             n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.If, ast.For, ast.While, ast.Try))
-            and n.orelse
-            and lines[line - 1].strip().startswith("else:")
-            and (n.body[-1].end_lineno or 0) < line < n.orelse[0].lineno
+            for n in with_else
+            if lines[line - 1].strip().startswith("else:") and (n.body[-1].end_lineno or 0) < line < n.orelse[0].lineno
         ]
         if not branches:
             raise ValueError(f"line {line}: a drill tag on a line where no statement (or else:) starts")
