@@ -9,6 +9,7 @@ import ast
 import json
 import re
 import sqlite3
+from collections import Counter
 
 import pytest
 
@@ -254,11 +255,30 @@ def test_the_core_backward_copy_rung_asks_for_the_core_and_compares_with_it(cloc
 def test_drill_ladder_parses_each_source_once(clock, monkeypatch):
     """Every rung time of every drill reads the reference: parsed once (and each stub's view of it
     once), not once per target and rung (34 parses before)."""
-    from collections import Counter
+    parsed = _parses(monkeypatch)
+    drill("ladder")
+    assert parsed, "the ladder read no source: the count is not measuring it"
+    assert max(parsed.values()) == 1, sorted(parsed.values())
+    assert len(parsed) <= 5, len(parsed)  # the reference, and the few views of it the stubs show
 
+
+def test_drill_ladder_then_reads_what_it_counted_from_the_data_folder(clock, monkeypatch):
+    """The characters and blanks each rung time comes from are kept with the times (rung-times.json):
+    the next ``drill ladder``, in a process of its own (this one's caches cleared), cuts and parses
+    nothing and says the same."""
+    _parses(monkeypatch)
+    first = said(drill("ladder"))
+    parsed = _parses(monkeypatch)
+    assert said(drill("ladder")) == first and not parsed, sorted(parsed.values())
+
+
+def _parses(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The whole files ``ast.parse`` reads from now on, counted, with every cache that spares a parse
+    (and the rung times and counts read from the data folder) cleared, as in a new process."""
     from autograd_drill.loop import cloze, ladder, stubs
 
-    for cached in (cloze.functions_in, stubs.tagged_code, stubs._reference_for, ladder._characters, ladder._blanked):
+    parsing = (cloze.functions_in, stubs.tagged_code, stubs._reference_for, ladder._characters, ladder._blanked)
+    for cached in (*parsing, ladder._kept_times, ladder._kept_counts):
         cached.cache_clear()
     parsed: Counter[str] = Counter()
     parse = ast.parse
@@ -269,7 +289,4 @@ def test_drill_ladder_parses_each_source_once(clock, monkeypatch):
         return parse(source, *args, **kwargs)
 
     monkeypatch.setattr(ast, "parse", counted)
-    drill("ladder")
-    assert parsed, "the ladder read no source: the count is not measuring it"
-    assert max(parsed.values()) == 1, sorted(parsed.values())
-    assert len(parsed) <= 5, len(parsed)  # the reference, and the few views of it the stubs show
+    return parsed

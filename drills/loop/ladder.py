@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 from autograd_drill.grader.catalog import CATALOG_FILE, FULL, format_time
 from autograd_drill.reference import ENGINE as REFERENCE
@@ -73,22 +74,34 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    text = reference.read_text(encoding="utf-8")
-    whole = _characters(text, target.symbols, target.own_id)
+    counts = _counted(f"{drill_id} {rung}", reference, target.symbols, target.own_id, rung is Rung.CLOZE)
+    whole, gaps, blanked = counts
     if rung is Rung.COPY:
-        seconds = _keep(drill_id, rung, reference, _rounded_up(whole / TYPING_SPEED * 60))
+        seconds = _keep(drill_id, rung, reference, _rounded_up(whole / TYPING_SPEED * 60), counts)
         return RungTime(
             seconds,
             f"copy: {whole} characters of code to retype at {TYPING_SPEED} characters a minute, rounded up to"
             f" the half minute: {format_time(seconds)}.",
         )
-    gaps, blanked = _blanked(text, target.symbols, target.own_id)
-    seconds = _keep(drill_id, rung, reference, _rounded_up(recall * blanked / whole))
+    seconds = _keep(drill_id, rung, reference, _rounded_up(recall * blanked / whole), counts)
     return RungTime(
         seconds,
         f"cloze: its {gaps} blank{' carries' if gaps == 1 else 's carry'} {blanked} of the {whole} characters of code ({blanked / whole:.0%})"
         f" of the {format_time(recall)} recall time, rounded up to the half minute: {format_time(seconds)}.",
     )
+
+
+def _counted(key: str, reference: Path, symbols: tuple[str, ...], own_id: str, cloze: bool) -> tuple[int, int, int]:
+    """What a rung time is worked out from: the characters of code the stub shows of ``symbols``, and
+    for a cloze its blanks and the characters they carry (0 and 0 for a copy). Kept in the data folder
+    with the times for the shipped reference (``_keep``): counting them cuts and tokenizes the reference,
+    tens of milliseconds a rung, and ``drill ladder`` shows every rung's reasoning."""
+    kept = _kept_counts().get(key) if reference == REFERENCE else None
+    if kept is not None:
+        return kept
+    text = reference.read_text(encoding="utf-8")
+    whole = _characters(text, symbols, own_id)
+    return (whole, *_blanked(text, symbols, own_id)) if cloze else (whole, 0, 0)
 
 
 @lru_cache(maxsize=64)
@@ -167,17 +180,18 @@ def target_seconds(drill_id: str, rung: Rung) -> int:
     return kept if kept is not None else rung_time(drill_id, rung).seconds  # which keeps it
 
 
-def _keep(drill_id: str, rung: str, reference: Path, seconds: int) -> int:
+def _keep(drill_id: str, rung: str, reference: Path, seconds: int, counts: tuple[int, int, int]) -> int:
     """``seconds``, the time of ``drill_id`` on ``rung`` (copy or cloze) just computed, kept for
     ``target_seconds`` when it is the shipped reference's (so that ``drill start`` keeps the time of the
-    rung it starts, and ``drill status`` reads it)."""
-    times, key = _kept_times(), f"{drill_id} {rung}"
-    if reference == REFERENCE and times.get(key) != seconds:
-        times[key] = seconds
+    rung it starts, and ``drill status`` reads it), with the ``counts`` it comes from (``_counted``)."""
+    times, counted, key = _kept_times(), _kept_counts(), f"{drill_id} {rung}"
+    if reference == REFERENCE and (times.get(key), counted.get(key)) != (seconds, counts):
+        times[key], counted[key] = seconds, counts
         import json
 
         try:
-            atomic_write(_times_file(), json.dumps({"for": _fingerprint(), "times": times}))
+            kept = {"for": _fingerprint(), "times": times, "counts": counted}
+            atomic_write(_times_file(), json.dumps(kept))
         except OSError:
             pass  # a read-only data folder: computed again next time
     return seconds
@@ -201,13 +215,31 @@ def _fingerprint() -> str:
 @cache
 def _kept_times() -> dict[str, int]:
     """The rung times kept in the data folder, if they are of this reference and catalog."""
+    try:
+        return {k: int(v) for k, v in _kept("times").items()}
+    except (ValueError, TypeError):
+        return {}
+
+
+@cache
+def _kept_counts() -> dict[str, tuple[int, int, int]]:
+    """The counts the kept rung times come from (``_counted``), if they are of this reference and catalog."""
+    try:
+        counts = {k: (int(a), int(b), int(c)) for k, (a, b, c) in _kept("counts").items()}
+    except (ValueError, TypeError):
+        return {}
+    return {k: v for k, v in counts.items() if v[0] > 0}  # a count of no code is none: counted again
+
+
+def _kept(part: str) -> dict[str, Any]:
+    """``part`` of what the data folder keeps for the rung times, if it is of this reference and catalog."""
     import json  # here: drill list reads these times only once a target was drilled on copy or cloze
 
     try:
         kept = json.loads(_times_file().read_text(encoding="utf-8"))
-        if kept.get("for") == _fingerprint() and isinstance(kept.get("times"), dict):
-            return {k: int(v) for k, v in kept["times"].items()}
-    except (OSError, ValueError, TypeError, AttributeError):
+        if kept.get("for") == _fingerprint() and isinstance(kept.get(part), dict):
+            return kept[part]
+    except (OSError, ValueError, AttributeError):
         pass
     return {}
 
