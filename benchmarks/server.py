@@ -82,7 +82,22 @@ class Side:
 
     def __init__(self, name: str, root: Path) -> None:
         self.name, self.root = name, root.resolve()
-        self.env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONUNBUFFERED": "1"}
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.farm: Path | None = None
+        if self.root != Path(__file__).resolve().parents[1]:
+            # Another checkout: its package first on the path (an editable install maps the package's
+            # folders by name, so the checkout itself on PYTHONPATH would import this one's again).
+            import tempfile
+
+            from benchmarks.commands import farm
+
+            self.farm = farm(self.root, Path(tempfile.mkdtemp(prefix=f"drill-bench-{name}-")))
+            self.env["PYTHONPATH"] = str(self.farm)
+        where = self.run_text(
+            "-c", "import autograd_drill, pathlib; print(pathlib.Path(autograd_drill.__file__).resolve())"
+        )
+        if Path(where).parents[1] != self.root:  # drills/__init__.py of the checkout
+            raise SystemExit(f"the {name} side imports the tool from {where}, not from {self.root}")
         self.proc: subprocess.Popen[str] | None = None
         self.failed: set[str] = set()
 
@@ -107,6 +122,13 @@ class Side:
             raise RuntimeError(f"the {self.name} grader's server ended")
         return json.loads(reply)
 
+    def run_text(self, *args: str) -> str:
+        """What ``python ARGS`` prints, run as ``run`` runs it (an error if it fails)."""
+        done = subprocess.run([PY, *args], cwd=self.root, env=self.env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"the {self.name} side ({self.root}) fails: {done.stderr.strip()[-500:]}")
+        return done.stdout.strip()
+
     def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, ok: int = 1) -> float | None:
         """Seconds of ``python ARGS`` run in this checkout (its ``drill``: ``-m autograd_drill ...``); None (no
         figure) when it exits with a status above ``ok`` (1: a failed verdict, a refusal): a checkout
@@ -130,6 +152,11 @@ class Side:
             self.proc.stdin.close()
             self.proc.wait(timeout=60)
             self.proc = None
+        if self.farm is not None:
+            import shutil
+
+            shutil.rmtree(self.farm, ignore_errors=True)  # links only: the checkout is untouched
+            self.farm = None
 
 
 if __name__ == "__main__":
