@@ -93,7 +93,7 @@ def builtin() -> Pack:
     return Pack(
         name=BUILTIN,
         title="A tensor autograd engine in NumPy, graded against torch.autograd",
-        version=_version("autograd-drill"),
+        version=getattr(sys.modules[__name__.partition(".")[0]], "__version__", "unknown"),  # the tool's
         root=HERE,
         catalog=CATALOG_FILE,
         reference=ENGINE,
@@ -118,6 +118,8 @@ def not_loaded() -> tuple[tuple[str, str], ...]:
 @cache
 def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
     """Every entry point of GROUP but ours, loaded and checked once per process (tests clear the cache)."""
+    if _ours_alone():
+        return (), ()  # what the entry points would give: ours adds nothing
     from importlib.metadata import entry_points
 
     packs: list[Pack] = []
@@ -142,6 +144,47 @@ def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
         roots[pack.name] = pack.root
         packs.append(pack)
     return tuple(packs), tuple(problems)
+
+
+def _ours_alone() -> bool:
+    """Whether the only entry point of GROUP on ``sys.path`` is ours, as OURS (the built-in pack's,
+    which adds nothing), read from each folder's ``*.dist-info`` and ``*.egg-info`` ``entry_points.txt``
+    without importlib.metadata (about 45 ms to import: email, zipfile, csv), paid by every command that
+    lists the drills when no pack is installed. False, so that importlib.metadata reads them, wherever
+    this could differ from what it finds: another entry of the group, a file it cannot read, a zip on
+    the path, an import finder that finds distributions itself."""
+    import os
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return False
+    header = f"[{GROUP}]"
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder):
+            return False  # a zip (an egg): importlib.metadata looks inside
+        try:
+            names = [n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue  # not a folder (gone, unreadable): importlib.metadata finds nothing there either
+        for name in names:
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError):
+                return False
+            if GROUP not in text:
+                continue
+            lines = [line.strip() for line in text.splitlines()]
+            if lines.count(header) != 1:
+                return False  # the group named otherwise than as a section of its own, once
+            section = lines[lines.index(header) + 1 :]
+            section = section[: next((i for i, line in enumerate(section) if line.startswith("[")), len(section))]
+            if [e.replace(" ", "") for e in section if e and e[0] not in "#;"] != [f"{BUILTIN}={OURS}"]:
+                return False
+    return True  # ours alone, or no entry point of the group at all: no pack either way
 
 
 class PackProblem(Exception):
@@ -210,14 +253,3 @@ def one_line(text: str, limit: int = 300) -> str:
     """``text`` on one line (its whitespace runs as one space), cut at ``limit`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _version(distribution: str) -> str:
-    """The installed version of ``distribution``; ``unknown`` when it is not installed (run from a
-    source tree)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"

@@ -176,6 +176,29 @@ def test_pyproject_declares_the_builtin_pack_as_a_third_party_would():
     assert [p.name for p in packs.installed()] == ["autograd"] and packs.not_loaded() == ()
 
 
+def test_the_entry_points_are_read_without_importlib_metadata_only_where_ours_is_alone(
+    make_pack, tmp_path, monkeypatch
+):
+    """``_ours_alone`` (grader/packs.py) spares importlib.metadata's import where it would find no pack but
+    ours; anything it could read otherwise sends the packs to importlib.metadata."""
+    assert packs._ours_alone()  # this environment: the checkout installed, no pack
+    odd = tmp_path / "odd-site"
+    for group in (f"[ {packs.GROUP} ]", f"[{packs.GROUP}]\n{packs.BUILTIN} = {packs.OURS}\n[{packs.GROUP}]"):
+        info = odd / "odd-0.1.dist-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "entry_points.txt").write_text(f"{group}\nodd = odd:pack\n")
+        monkeypatch.setattr(sys, "path", [*sys.path, str(odd)])
+        assert not packs._ours_alone(), group
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(odd)])
+    (tmp_path / "eggs.zip").write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "eggs.zip")])
+    assert not packs._ours_alone()  # importlib.metadata would look inside
+    monkeypatch.setattr(sys, "path", sys.path[:-1])
+    assert packs._ours_alone()
+    make_pack("extra")
+    assert not packs._ours_alone() and [p.name for p in packs.installed()] == ["autograd", "extra"]
+
+
 @pytest.mark.parametrize("value", ["autograd_drill.grader.packs:builtin"])
 def test_our_entry_point_adds_nothing(make_pack, monkeypatch, value):
     """``autograd_drill.grader.packs:builtin`` imports the same Pack as ``builtin()``: skipped."""

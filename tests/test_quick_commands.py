@@ -31,6 +31,7 @@ IDS = [" ".join(args) or "bare" for args in BARE]
 
 NOT_ON_THEIR_PATH = {
     "typer",  # and so typer's click and pydantic: the app is built for help, options and the other commands
+    "importlib.metadata",  # email, zipfile, csv: no pack is installed but ours (grader/packs.py, _ours_alone)
     "pydantic",
     "autograd_drill.cli",
     "autograd_drill.commands.options",
