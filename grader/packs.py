@@ -171,8 +171,8 @@ def _ours_alone() -> bool:
             try:
                 with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8") as f:
                     text = f.read()
-            except FileNotFoundError:
-                continue
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # no entry points (an egg-info can be a file: PKG-INFO's lines alone)
             except (OSError, ValueError):
                 return False
             if GROUP not in text:

@@ -195,6 +195,10 @@ def test_the_entry_points_are_read_without_importlib_metadata_only_where_ours_is
     assert not packs._ours_alone()  # importlib.metadata would look inside
     monkeypatch.setattr(sys, "path", sys.path[:-1])
     assert packs._ours_alone()
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "old.egg-info").write_text("Metadata-Version: 1.0\nName: old\n")  # a file: no entry points
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "legacy")])
+    assert packs._ours_alone()
     make_pack("extra")
     assert not packs._ours_alone() and [p.name for p in packs.installed()] == ["autograd", "extra"]
 
