@@ -110,8 +110,8 @@ def installed() -> tuple[Pack, ...]:
 
 
 def not_loaded() -> tuple[tuple[str, str], ...]:
-    """The packs that did not load: (name, one-line reason), in the entry points' order. Read without
-    the built-in Pack (its version is read from its distribution's metadata): ``drill list`` asks this."""
+    """The packs that did not load: (name, one-line reason), in the entry points' order (``drill list``
+    asks this)."""
     return _scan()[1]
 
 
