@@ -147,9 +147,9 @@ def _scan() -> tuple[tuple[Pack, ...], tuple[tuple[str, str], ...]]:
 
 
 def _ours_alone() -> bool:
-    """Whether the only entry point of GROUP on ``sys.path`` is ours, as OURS (the built-in pack's,
-    which adds nothing), read from each folder's ``*.dist-info`` and ``*.egg-info`` ``entry_points.txt``
-    without importlib.metadata (about 45 ms to import: email, zipfile, csv), paid by every command that
+    """Whether no entry point of GROUP on ``sys.path`` but ours, as OURS (the built-in pack's, which
+    adds nothing), if any, is declared: read from each folder's ``*.dist-info`` and ``*.egg-info``
+    ``entry_points.txt`` without importlib.metadata (about 45 ms to import: email, zipfile, csv), paid by every command that
     lists the drills when no pack is installed. False, so that importlib.metadata reads them, wherever
     this could differ from what it finds: another entry of the group, a file it cannot read, a zip on
     the path, an import finder that finds distributions itself."""

@@ -74,7 +74,7 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     if rung is Rung.RECALL:
         why = target.time_reasoning or "the catalog's target time for writing it from memory"
         return RungTime(recall, f"recall: {why[0].lower()}{why[1:].rstrip('.')}.")
-    counts = _counted(f"{drill_id} {rung}", reference, target.symbols, target.own_id, rung is Rung.CLOZE)
+    counts = _counted(drill_id, rung, reference, target.symbols, target.own_id)
     whole, gaps, blanked = counts
     if rung is Rung.COPY:
         seconds = _keep(drill_id, rung, reference, _rounded_up(whole / TYPING_SPEED * 60), counts)
@@ -91,17 +91,18 @@ def rung_time(drill_id: str, rung: Rung, reference: Path | None = None) -> RungT
     )
 
 
-def _counted(key: str, reference: Path, symbols: tuple[str, ...], own_id: str, cloze: bool) -> tuple[int, int, int]:
-    """What a rung time is worked out from: the characters of code the stub shows of ``symbols``, and
-    for a cloze its blanks and the characters they carry (0 and 0 for a copy). Kept in the data folder
-    with the times for the shipped reference (``_keep``): counting them cuts and tokenizes the reference,
-    tens of milliseconds a rung, and ``drill ladder`` shows every rung's reasoning."""
-    kept = _kept_counts().get(key) if reference == REFERENCE else None
+def _counted(drill_id: str, rung: Rung, reference: Path, symbols: tuple[str, ...], own_id: str) -> tuple[int, int, int]:
+    """What the time of ``drill_id`` on ``rung`` (copy or cloze) is worked out from: the characters of
+    code the stub shows of ``symbols``, and for a cloze its blanks and the characters they carry (0 and 0
+    for a copy). Kept in the data folder with the times for the shipped reference (``_keep``): counting
+    them cuts and tokenizes the reference, tens of milliseconds a rung, and ``drill ladder`` shows every
+    rung's reasoning."""
+    kept = _kept_counts().get(f"{drill_id} {rung}") if reference == REFERENCE else None
     if kept is not None:
         return kept
     text = reference.read_text(encoding="utf-8")
     whole = _characters(text, symbols, own_id)
-    return (whole, *_blanked(text, symbols, own_id)) if cloze else (whole, 0, 0)
+    return (whole, *_blanked(text, symbols, own_id)) if rung is Rung.CLOZE else (whole, 0, 0)
 
 
 @lru_cache(maxsize=64)
