@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograd_drill.grader import batch, notes, shards
+from autograd_drill.grader import batch, notes, shards, zygote
 from autograd_drill.grader.blame import Blame
 from autograd_drill.grader.catalog import CATALOG_FILE, Catalog, load_catalog
 from autograd_drill.grader.check import GradeFailure, Grading, TestTimeout
@@ -63,6 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--memory-limit-mb", type=int, default=0, help="cap the address space of the grading (0: none)")
     group.addoption("--shards", type=int, default=1, help="processes for the tests, with a report (grader/shards.py)")
     group.addoption("--standby", type=int, default=-1, help="wait on this descriptor for --impl and --report-json")
+    group.addoption("--zygote", default="", help="R,W: fork a grading for each request on R, reply on W")
     group.addoption("--grader-tracebacks", action="store_true", help="show pytest's tracebacks (grader development)")
 
 
@@ -86,8 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
     notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
-    report, standby = config.getoption("report_json"), config.getoption("standby")
-    if report or standby >= 0:  # a standby is told its report when it is told its file
+    report, ahead = config.getoption("report_json"), config.getoption("standby") >= 0 or config.getoption("zygote")
+    if report or ahead:  # a standby, or a zygote's fork, is told its report when it is told its file
         reporter = Reporter(Path(report).resolve() if report else None, _targets_of, verdict_order)
         config.pluginmanager.register(reporter, "drill-reporter")
         batch.on_case = reporter.case  # type: ignore[assignment]
@@ -152,8 +153,14 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     """A standby waits here to be told its file; with a report, a long selection runs in ``--shards``
     processes (grader/shards.py)."""
     reporter = session.config.pluginmanager.get_plugin("drill-reporter")
+    global _TIMED_OUT
     if session.config.getoption("standby") >= 0 and not _await_go(session.config, reporter):
         return True  # another selection is to be graded: this session ends without a test
+    if session.config.getoption("zygote"):
+        if session.testsfailed:
+            os._exit(3)  # a collection error: the worker grades in a fork of its own, which says it
+        zygote.serve(session.config, reporter)  # returns in a fork, told its file and report
+        _TIMED_OUT = shards.Timeouts([t.id for t in CATALOG.every])  # its own, not its zygote's
     n = session.config.getoption("shards")
     if reporter is None or n <= 1 or session.testsfailed or session.config.option.collectonly:
         return None  # pytest's own loop (which also stops at a collection error)

@@ -5,6 +5,10 @@ After each grading the worker forks a standby for the same selection: it sets it
 configuration, plugins, the collection of the grader's tests) and waits, in grader/conftest.py
 (``--standby``), to be told the file to grade and the report to write. A save that grades the same
 selection then costs its tests only; another selection drops the standby and forks anew.
+
+A worker told to fork nothing ahead (where the next grading is seldom of the same selection, but the
+same selections come back: the tool's own test suite) keeps a zygote per selection instead, the
+last ``ZYGOTES`` graded: set up once, it forks each grading of its selection (grader/zygote.py).
 """
 
 from __future__ import annotations
@@ -28,14 +32,14 @@ POLL_SECONDS = 0.2
 
 
 def kill_all() -> None:
-    """Kill the grading under way and the standby, with all they started (the worker is ending)."""
-    for pid in (running, standby.pid if standby is not None else None):
+    """Kill the grading under way, the standby and the zygotes, with all they started (the worker is ending)."""
+    for pid in (running, standby.pid if standby is not None else None, *(z.pid for z in zygotes.values())):
         if pid is not None:
             kill_tree(pid)
 
 
 @dataclass
-class _Fork:
+class Fork:
     """A grading forked by this worker: its process (and group), the read end of its output, the
     write end of its go pipe while it waits as a standby (None once it runs), its working folder."""
 
@@ -70,7 +74,7 @@ NO_GO = b"{}\n"
 running a test, and the process lives on (grader/spawn.py; a fork worker's standby is killed instead)."""
 
 
-def _fork(args: list[str], ahead: bool = False) -> _Fork:
+def _fork(args: list[str], ahead: bool = False) -> Fork:
     """Fork a grading of ``args``; one forked ``ahead`` (a standby) sets itself up (pytest's configuration, the collection)
     and then waits to be told its file and report (``_go``)."""
     read_end, write_end = os.pipe()
@@ -81,18 +85,9 @@ def _fork(args: list[str], ahead: bool = False) -> _Fork:
     if pid == 0:  # the grandchild: the user's code runs here, and only here
         code = 3
         try:
-            os.setpgid(0, 0)  # its own group: a timeout kills whatever the user's code started
-            os.chdir(folder)
-            for signum in STOP_SIGNALS:  # not the worker's handlers: those are for the worker
-                signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-            os.environ[PARENT_ENV] = str(worker)  # the grading ends itself if the worker is gone
-            os.close(read_end)
+            _set_up_child(folder, worker, (read_end, go_write))
             if ahead:
-                os.close(go_write)
                 args = [*standby_key(args), f"--standby={go_read}"]
-            devnull = os.open(os.devnull, os.O_RDWR)
-            os.dup2(devnull, 0)
             os.dup2(write_end, 1)
             os.dup2(write_end, 2)
             import pytest
@@ -104,10 +99,35 @@ def _fork(args: list[str], ahead: bool = False) -> _Fork:
     os.close(write_end)
     if ahead:
         os.close(go_read)
-    return _Fork(pid, read_end, go_write if ahead else None, folder, standby_key(args))
+    return Fork(pid, read_end, go_write if ahead else None, folder, standby_key(args))
 
 
-def _go(fork: _Fork, args: list[str]) -> bool:
+def _set_up_child(folder: str, worker: int, others: tuple[int, ...]) -> None:
+    """In a fork of the worker, before pytest: its own group (a timeout kills whatever the user's code
+    started) and working folder (relative writes land there), the default signals (the worker's
+    handlers are the worker's), a watchdog's parent, standard input empty; the worker's ends of its
+    pipes, and of its zygotes', closed (``others``: this fork's)."""
+    global standby
+    os.setpgid(0, 0)
+    os.chdir(folder)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.environ[PARENT_ENV] = str(worker)  # the grading ends itself if the worker is gone
+    for fd in (*others, *(fd for z in zygotes.values() for fd in (z.requests, z.replies))):
+        if fd >= 0:
+            os.close(fd)
+    if standby is not None:
+        os.close(standby.output)
+        if standby.go is not None:
+            os.close(standby.go)
+    zygotes.clear()
+    standby = None
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+
+
+def _go(fork: Fork, args: list[str]) -> bool:
     """Tell a standby the file to grade and the report to write: False if it is gone."""
     assert fork.go is not None
     message = go_message(args)
@@ -126,22 +146,28 @@ def _go(fork: _Fork, args: list[str]) -> bool:
         fork.go = None
 
 
-def _drop(fork: _Fork) -> None:
+def _drop(fork: Fork) -> None:
     """A standby not needed: it ends, its folder goes."""
-    if fork.go is not None:
-        os.close(fork.go)
-    kill_tree(fork.pid)
+    _end_child(fork.pid, (fork.go, fork.output), fork.folder)
+
+
+def _end_child(pid: int, pipes: tuple[int | None, int], folder: str) -> None:
+    """A standby or a zygote not needed (or gone): its input closed, it is killed and reaped, its
+    output closed, its folder removed."""
+    if pipes[0] is not None:
+        os.close(pipes[0])
+    kill_tree(pid)
     try:
-        os.waitpid(fork.pid, 0)
+        os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-    os.close(fork.output)
-    shutil.rmtree(fork.folder, ignore_errors=True)
+    os.close(pipes[1])
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 running: int | None = None
 """The process id (and group) of the grading under way in this worker, if any."""
-standby: _Fork | None = None
+standby: Fork | None = None
 """The grading forked ahead of the next save, set up for the selection graded last: a save that
 grades the same costs its tests, not pytest's set-up (grader/conftest.py, ``--standby``)."""
 
@@ -152,16 +178,20 @@ def grade(
     """Grade in a fork: the standby, if it was set up for these arguments, else a new one; then (if
     ``ahead``) set up the next standby for the same arguments, while the user reads the verdict."""
     global standby
+    if not ahead and (graded := _in_zygote(args, timeout, orphaned, end)) is not None:
+        return graded
     fork, standby = standby, None
     if fork is not None and not (fork.key == standby_key(args) and _go(fork, args)):
         _drop(fork)
         fork = None
-    result = _await(fork or _fork(args), timeout, orphaned, end)
+    result = await_grading(fork or _fork(args), timeout, orphaned, end)
     standby = _fork(args, ahead=True) if ahead else None
     return result
 
 
-def _await(fork: _Fork, timeout: float, orphaned: Callable[[], bool], end: Callable[[int], None]) -> tuple[int, str]:
+def await_grading(
+    fork: Fork, timeout: float, orphaned: Callable[[], bool], end: Callable[[int], None]
+) -> tuple[int, str]:
     """Wait for a running grading; ``end`` the worker (and the grading) if it is ``orphaned`` meanwhile."""
     global running
     pid = running = fork.pid
@@ -194,7 +224,7 @@ def _await(fork: _Fork, timeout: float, orphaned: Callable[[], bool], end: Calla
     if status is None:
         _, status = os.waitpid(pid, 0)
     running = None
-    end_descendants()  # what left its group (setsid, a double fork): this worker adopted it
+    end_descendants(_zygote_pids())  # what left its group (setsid, a double fork): this worker adopted it
     shutil.rmtree(fork.folder, ignore_errors=True)
     output = tail.decode("utf-8", "replace")
     if timed_out:
@@ -202,3 +232,115 @@ def _await(fork: _Fork, timeout: float, orphaned: Callable[[], bool], end: Calla
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status), output
     return os.WEXITSTATUS(status), output
+
+
+ZYGOTES = 4
+"""The selections whose zygote a worker that forks no standby keeps (the one graded least lately goes)."""
+ZYGOTE_GRACE = 30.0
+"""Seconds past a grading's time limit after which its zygote, which enforces that limit, is given up."""
+
+
+@dataclass
+class Zygote:
+    """A grading set up for a selection and forked for each file graded on it (grader/zygote.py): its
+    process (and group), the write end of its requests, the read end of its replies, its folder."""
+
+    pid: int
+    requests: int
+    replies: int
+    folder: str
+
+
+zygotes: dict[tuple[str, ...], Zygote] = {}
+"""This worker's zygotes, by selection (``standby_key``), the one graded last at the end."""
+
+
+def _zygote_pids() -> list[int]:
+    return [z.pid for z in zygotes.values()]
+
+
+def _in_zygote(
+    args: list[str], timeout: float, orphaned: Callable[[], bool], end: Callable[[int], None]
+) -> tuple[int, str] | None:
+    """Grade in a fork of the zygote of this selection, made first if there is none: what a worker
+    that forks no standby does (the next grading is seldom of the same selection, but the same
+    selections come back). None where it cannot: the zygote died before it replied (the user's code
+    killed it, say); the caller then grades in a fork of its own."""
+    global running
+    message = go_message(args)
+    if message is None:
+        return None
+    key = standby_key(args)
+    zygote = zygotes.pop(key, None) or _zygote(args)
+    zygotes[key] = zygote
+    while len(zygotes) > ZYGOTES:
+        _end_zygote(zygotes.pop(next(iter(zygotes))))
+    request = {**json.loads(message), "timeout": timeout}
+    try:
+        reply = _reply(zygote, (json.dumps(request) + "\n").encode(), timeout + ZYGOTE_GRACE, orphaned, end)
+    finally:
+        running = None
+    if reply is None:
+        _end_zygote(zygotes.pop(key))
+        end_descendants(_zygote_pids())  # its grading, if it lives on: re-parented to this worker
+        return None
+    return int(reply["status"]), str(reply["output"])
+
+
+def _zygote(args: list[str]) -> Zygote:
+    """Fork a zygote for the selection of ``args`` (grader/zygote.py)."""
+    requests_read, requests_write = os.pipe()
+    replies_read, replies_write = os.pipe()
+    worker = os.getpid()
+    folder = tempfile.mkdtemp(prefix="drill-cwd-")
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            _set_up_child(folder, worker, (requests_write, replies_read))
+            os.dup2(0, 1)  # what the zygote prints, nowhere; each grading's output has its own pipe
+            os.dup2(0, 2)
+            import pytest
+
+            code = int(pytest.main([*standby_key(args), f"--zygote={requests_read},{replies_write}"]))
+        finally:
+            os._exit(code)
+    os.close(requests_read)
+    os.close(replies_write)
+    return Zygote(pid, requests_write, replies_read, folder)
+
+
+def _reply(
+    zygote: Zygote, request: bytes, seconds: float, orphaned: Callable[[], bool], end: Callable[[int], None]
+) -> dict[str, object] | None:
+    """Send ``request`` and read the zygote's reply; meanwhile its grading's process id is this
+    worker's ``running`` (a cancel kills it, as a fork of the worker). None if the zygote is gone,
+    or overdue."""
+    global running
+    try:
+        os.write(zygote.requests, request)
+    except OSError:
+        return None
+    deadline = time.monotonic() + seconds
+    data = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([zygote.replies], [], [], POLL_SECONDS)
+        if not ready:
+            if orphaned():
+                end(1)
+            continue
+        chunk = os.read(zygote.replies, 65536)
+        if not chunk:
+            return None
+        data += chunk
+        while b"\n" in data:
+            line, data = data.split(b"\n", 1)
+            message = json.loads(line)
+            if "running" not in message:
+                return message
+            running = int(message["running"])
+    return None
+
+
+def _end_zygote(zygote: Zygote) -> None:
+    _end_child(zygote.pid, (zygote.requests, zygote.replies), zygote.folder)

@@ -48,6 +48,11 @@ class Reporter:
         self.others: dict[str, Any] = {"threads": [], "cut": 0}
         self.cut = 0
         """Bytes printed beyond what the grader keeps, over the whole grading."""
+        self.watch_parent()
+
+    def watch_parent(self) -> None:
+        """Start the watchdog on the process that ``$DRILL_GRADING_PARENT`` names, if it does (again in
+        a fork of a zygote, grader/zygote.py: a fork has no thread of its parent's)."""
         parent = os.environ.get(PARENT_ENV, "")
         if parent.isdigit():
             watchdog = threading.Thread(target=watch_parent, args=(int(parent),), name="drill-watchdog", daemon=True)

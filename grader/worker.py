@@ -171,7 +171,8 @@ class WarmRunner:
         self.ahead = True
         """Whether the worker forks the next grading ahead of its save (grader/forks.py, the standby):
         False where the next grading is seldom of the same selection (the tool's own test suite, whose
-        standbys were each set up and then dropped, tests/conftest.py)."""
+        standbys were each set up and then dropped, tests/conftest.py); the worker then keeps a zygote
+        per selection instead (grader/zygote.py), set up once and forked for each grading of it."""
 
     def start(self) -> None:
         self.proc = subprocess.Popen(

@@ -262,7 +262,9 @@ def warm_runner() -> Iterator[Runner]:
 
     It forks no standby after a grading (``ahead``, grader/forks.py): the next grading here is seldom
     of the same selection, and each standby was set up (pytest's configuration, the collection) to be
-    dropped. tests/test_standby.py, the tests of the standby, turn it on."""
+    dropped. It keeps a zygote per selection instead (tests/test_zygotes.py): the same selections
+    come back (a target's mutants, the alternatives' full gradings), each set up once.
+    tests/test_standby.py, the tests of the standby, start a worker of their own."""
     runner = worker.warm_runner()
     # Started now, in the environment the session began with, not in a test's (monkeypatched) one.
     if isinstance(runner, worker.WarmRunner):

@@ -20,16 +20,17 @@ CATALOG = load_catalog()
 WRONG = REFERENCE_SOURCE.replace("self.grad += out.data * out.grad", "self.grad += out.grad")  # exp's gradient
 
 
-@pytest.fixture
-def runner(warm_runner: worker.WarmRunner) -> Iterator[worker.WarmRunner]:
-    """The test process's warm worker (tests/conftest.py), not one more started for a test (about 0.8
-    CPU-s each): whatever standby an earlier grading left, the first grading below takes or drops it,
-    and each test counts the standby its own gradings leave. test_no_standby_outlives_the_worker
+@pytest.fixture(scope="module")
+def runner() -> Iterator[worker.WarmRunner]:
+    """A worker of this module's own, forking a standby after each grading (drill watch's): not the
+    test process's (tests/conftest.py), which forks none but keeps zygotes (tests/test_zygotes.py),
+    its children too. Whatever standby an earlier test left, the first grading below takes or drops
+    it, and each test counts the standby its own gradings leave. test_no_standby_outlives_the_worker
     closes a worker, so starts its own."""
-    assert isinstance(warm_runner, worker.WarmRunner)
-    warm_runner.ahead = True  # the suite's runner forks none (tests/conftest.py)
-    yield warm_runner
-    warm_runner.ahead = False
+    runner = worker.WarmRunner()
+    runner.start()
+    yield runner
+    runner.close()
 
 
 def standbys(runner: worker.WarmRunner) -> set[int]:

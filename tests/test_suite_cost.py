@@ -14,12 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_drill.grader import worker
-from autograd_drill.grader.catalog import load_catalog
-from autograd_drill.grader.run import grade_file
 from tests.conftest import COLLECT_EVERY
-from tests.processes import descendants, processes
-from tests.support import REFERENCE_SOURCE, ROOT, TORCH_AT_COLLECTION
+from tests.support import ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
 
 
@@ -51,21 +47,6 @@ def test_the_collection_imports_no_torch(request: pytest.FixtureRequest) -> None
     """torch (2.5 CPU-s to import) is imported by the tests about live torch as they run, never by the
     collection of a module (tests/pack_layers_cases.py imported it at the top: each worker paid it)."""
     assert request.config.stash[TORCH_AT_COLLECTION] is False
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork worker is Linux's")
-def test_the_suites_warm_worker_forks_no_standby(tmp_path, warm_runner: worker.WarmRunner) -> None:
-    """The test process's warm worker grades each request in a fork of its own and forks nothing ahead
-    for the next (tests/conftest.py): its next grading is seldom of the same selection, and each
-    standby set up for it was dropped (57 of 178 gradings of the warm worker's test files). The
-    standby is forked before the reply to a grading is sent (grader/forks.py), so none after the
-    reply means none at all."""
-    file = tmp_path / "engine.py"
-    file.write_text(REFERENCE_SOURCE, encoding="utf-8")
-    assert grade_file(file, [load_catalog().get("unbroadcast")], runner=warm_runner).passed
-    assert warm_runner.proc is not None
-    table = processes()
-    assert not {pid for pid in descendants(warm_runner.proc.pid) if table[pid][0] == warm_runner.proc.pid}
 
 
 def test_the_suite_refuses_to_run_where_a_pack_is_really_installed(tmp_path):
