@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import COLLECT_EVERY
+from tests.conftest import AUTO_WORKERS_ENV, COLLECT_EVERY
 from tests.support import ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
 
@@ -67,3 +67,19 @@ def test_the_suite_refuses_to_run_where_a_pack_is_really_installed(tmp_path):
     assert done.returncode == 4, done.stdout + done.stderr
     assert "the drill pack(s) layers installed" in done.stderr and "pip install -e '.[dev]'" in done.stderr
     assert "passed" not in done.stdout
+
+
+def test_auto_is_one_worker_more_than_the_cores_unless_the_environment_says(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-n auto`` (tests/conftest.py): pytest-xdist's count of the cores and one worker more, to fill
+    the time the suite's workers wait on real processes; ``$PYTEST_XDIST_AUTO_NUM_WORKERS`` still rules."""
+    if not request.config.pluginmanager.hasplugin("xdist"):
+        pytest.skip("pytest-xdist is not loaded: there is no -n")
+    import xdist.plugin as xdist
+
+    monkeypatch.delenv(AUTO_WORKERS_ENV, raising=False)
+    cores = xdist.pytest_xdist_auto_num_workers(request.config)
+    assert request.config.hook.pytest_xdist_auto_num_workers(config=request.config) == cores + 1
+    monkeypatch.setenv(AUTO_WORKERS_ENV, "5")
+    assert request.config.hook.pytest_xdist_auto_num_workers(config=request.config) == 5
