@@ -74,6 +74,15 @@ class Pty:
         self.child.close()
         return self.child.exitstatus
 
+    def checks_the_last_answer(self, covered: str) -> None:
+        """The interview's last self-check: wait for it (its "Covered:" after "Question 2 of 2"), say
+        ``covered``, and see the transcript and the interview end with 0, nothing raised."""
+        self.wait(lambda screen: "Covered:" in screen.split("Question 2 of 2")[-1], "the second self-check")
+        self.child.send(f"{covered}\n")
+        self.shows("Transcript:")
+        assert self.end() == 0
+        assert "Traceback" not in self.said
+
     def kill(self) -> None:
         if self.child.isalive():
             self.child.terminate(force=True)

@@ -48,13 +48,9 @@ def test_an_interview_on_a_layers_target_from_the_task_to_the_transcript(layers_
         term.child.send("1 3 4\n")
         term.shows("Question 2 of 2")
         term.child.send("Layer norm normalises each sample over its features.\n.\n")
-        term.wait(lambda screen: "Covered:" in screen.split("Question 2 of 2")[-1], "the second self-check")
-        term.child.send("1\n")
-        term.shows("Transcript:")
-        assert term.end() == 0
+        term.checks_the_last_answer("1")
     finally:
         term.kill()
-    assert "Traceback" not in term.said
 
     record, attempts = the_interview()
     assert record.finished and [(p.target, p.outcome) for p in record.parts] == [("layers/layernorm", "passed")]
