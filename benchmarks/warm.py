@@ -7,10 +7,11 @@ Each side is a Python interpreter with its own install of the tool, as in benchm
 package maps its folders by name: a PYTHONPATH cannot put another checkout in place of an editable
 install). Each side starts one warm worker (``python -m autograd_drill.grader.worker``, drill watch's on
 Linux), then the cases below are graded in turn, side after side (noise hits both alike), with no
-standby (``ahead`` false, as the suite's worker: each grading a fork set up anew). A grading's CPU
-seconds are those its fork cost the worker (the worker's children's user + system time over the request,
-the fork and its copies, grader/shards.py, waited for before the reply); its wall seconds, the request
-to the reply. p50 of ``--runs``:
+standby (``ahead`` false, as the suite's worker: each grading a fork set up anew, or since 362a564 a
+fork of its selection's zygote, set up once, grader/zygote.py). A grading's CPU seconds are those its
+fork cost the worker (the user + system time over the request of the worker's children, the fork and
+its copies, grader/shards.py, waited for before the reply, and of its live children with theirs: the
+zygotes, which wait for their forks); its wall seconds, the request to the reply. p50 of ``--runs``:
 
 - ``unbroadcast, the reference``: 18 tests, the set-up of a session outweighs them (a drill's first target);
 - ``every target, first failure, an alternative``: tests/alternatives/book_habits.py, which keeps a bug on
@@ -87,8 +88,17 @@ class Side:
         self.worker = psutil.Process(self.proc.pid)
 
     def children_cpu(self) -> float:
+        """The CPU seconds of the worker's children it waited for, and of those alive with theirs: a
+        zygote (grader/zygote.py) waits for its forks, and lives on."""
         times = self.worker.cpu_times()
-        return times.children_user + times.children_system
+        total = times.children_user + times.children_system
+        for child in self.worker.children():
+            try:
+                times = child.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system + times.children_user + times.children_system
+        return total
 
     def grade(self, case: str) -> tuple[float, float]:
         """The CPU seconds of one grading's fork (with its copies), and its wall seconds."""
