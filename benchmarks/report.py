@@ -11,8 +11,9 @@ import argparse
 import re
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 BLOCK = re.compile(r"<!-- bench: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /bench -->", re.S)
 """A table in the README: its marker, its body, its end."""
@@ -20,6 +21,21 @@ BLOCK = re.compile(r"<!-- bench: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /bench 
 
 def p50(xs: Sequence[float]) -> float | None:
     return statistics.median(xs) if xs else None
+
+
+def live_cpu(children: Iterable[Any]) -> float:
+    """The CPU seconds of ``children`` (psutil processes) that are alive, with those of theirs they
+    waited for: a warm worker's zygote and its forks (grader/zygote.py), a test's grading worker."""
+    import psutil
+
+    total = 0.0
+    for child in children:
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
 
 
 def side_by_side(doc: str, runs: int) -> tuple[argparse.Namespace, dict[str, str]]:

@@ -34,7 +34,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.report import p50, side_by_side  # noqa: E402 - after the path is set
+from benchmarks.report import live_cpu, p50, side_by_side  # noqa: E402 - after the path is set
 
 CASES = """
 import json, sys
@@ -91,14 +91,7 @@ class Side:
         """The CPU seconds of the worker's children it waited for, and of those alive with theirs: a
         zygote (grader/zygote.py) waits for its forks, and lives on."""
         times = self.worker.cpu_times()
-        total = times.children_user + times.children_system
-        for child in self.worker.children():
-            try:
-                times = child.cpu_times()
-            except psutil.Error:
-                continue
-            total += times.user + times.system + times.children_user + times.children_system
-        return total
+        return times.children_user + times.children_system + live_cpu(self.worker.children())
 
     def grade(self, case: str) -> tuple[float, float]:
         """The CPU seconds of one grading's fork (with its copies), and its wall seconds."""

@@ -152,16 +152,17 @@ def _cpu_seconds() -> float:
     theirs): the warm grading worker's forks count when they end, not when the worker does."""
     import psutil
 
+    from benchmarks.report import live_cpu
+
     mine = resource.getrusage(resource.RUSAGE_SELF)
     waited = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = mine.ru_utime + mine.ru_stime + waited.ru_utime + waited.ru_stime
-    for child in psutil.Process().children(recursive=True):
-        try:
-            t = child.cpu_times()
-        except psutil.Error:
-            continue
-        total += t.user + t.system + t.children_user + t.children_system
-    return total
+    return (
+        mine.ru_utime
+        + mine.ru_stime
+        + waited.ru_utime
+        + waited.ru_stime
+        + live_cpu(psutil.Process().children(recursive=True))
+    )
 
 
 def _own_seconds() -> float:
