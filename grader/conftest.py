@@ -87,8 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     skipped = cap_memory(config.getoption("memory_limit_mb"))  # a note where the platform cannot cap memory
     notes.start()
     batch.CASE_SECONDS = config.getoption("test_timeout")
-    report, ahead = config.getoption("report_json"), config.getoption("standby") >= 0 or config.getoption("zygote")
-    if report or ahead:  # a standby, or a zygote's fork, is told its report when it is told its file
+    report, told_later = config.getoption("report_json"), config.getoption("standby") >= 0 or config.getoption("zygote")
+    if report or told_later:  # a standby, or a zygote's fork, is told its report when it is told its file
         reporter = Reporter(Path(report).resolve() if report else None, _targets_of, verdict_order)
         config.pluginmanager.register(reporter, "drill-reporter")
         batch.on_case = reporter.case  # type: ignore[assignment]

@@ -60,13 +60,20 @@ def standby_key(args: list[str]) -> tuple[str, ...]:
 _GIVEN_ON_GO = ("--impl=", "--report-json=")
 
 
-def go_message(args: list[str]) -> bytes | None:
-    """The line that tells a standby for ``standby_key(args)`` to grade: the file and the report
-    ``args`` name (None if they lack one)."""
+def given_on_go(args: list[str]) -> dict[str, str] | None:
+    """The file and the report ``args`` name, as a standby or a zygote is told them (None if ``args``
+    lack one)."""
     given = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in args if a.startswith(_GIVEN_ON_GO)}
     if len(given) != len(_GIVEN_ON_GO):
         return None
-    return (json.dumps({"impl": given["--impl"], "report": given["--report-json"]}) + "\n").encode()
+    return {"impl": given["--impl"], "report": given["--report-json"]}
+
+
+def go_message(args: list[str]) -> bytes | None:
+    """The line that tells a standby for ``standby_key(args)`` to grade: the file and the report
+    ``args`` name (None if they lack one)."""
+    given = given_on_go(args)
+    return None if given is None else (json.dumps(given) + "\n").encode()
 
 
 NO_GO = b"{}\n"
@@ -148,20 +155,20 @@ def _go(fork: Fork, args: list[str]) -> bool:
 
 def _drop(fork: Fork) -> None:
     """A standby not needed: it ends, its folder goes."""
-    _end_child(fork.pid, (fork.go, fork.output), fork.folder)
+    _end_child(fork.pid, fork.go, fork.output, fork.folder)
 
 
-def _end_child(pid: int, pipes: tuple[int | None, int], folder: str) -> None:
-    """A standby or a zygote not needed (or gone): its input closed, it is killed and reaped, its
-    output closed, its folder removed."""
-    if pipes[0] is not None:
-        os.close(pipes[0])
+def _end_child(pid: int, to_it: int | None, from_it: int, folder: str) -> None:
+    """A standby or a zygote not needed (or gone): the pipe ``to_it`` closed (if still open), it is
+    killed and reaped, the pipe ``from_it`` closed, its folder removed."""
+    if to_it is not None:
+        os.close(to_it)
     kill_tree(pid)
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-    os.close(pipes[1])
+    os.close(from_it)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -269,15 +276,15 @@ def _in_zygote(
     selections come back). None where it cannot: the zygote died before it replied (the user's code
     killed it, say); the caller then grades in a fork of its own."""
     global running
-    message = go_message(args)
-    if message is None:
+    given = given_on_go(args)
+    if given is None:
         return None
     key = standby_key(args)
     zygote = zygotes.pop(key, None) or _zygote(args)
     zygotes[key] = zygote
     while len(zygotes) > ZYGOTES:
         _end_zygote(zygotes.pop(next(iter(zygotes))))
-    request = {**json.loads(message), "timeout": timeout}
+    request = {**given, "timeout": timeout}
     try:
         reply = _reply(zygote, (json.dumps(request) + "\n").encode(), timeout + ZYGOTE_GRACE, orphaned, end)
     finally:
@@ -345,4 +352,4 @@ def _reply(
 
 
 def _end_zygote(zygote: Zygote) -> None:
-    _end_child(zygote.pid, (zygote.requests, zygote.replies), zygote.folder)
+    _end_child(zygote.pid, zygote.requests, zygote.replies, zygote.folder)

@@ -4,7 +4,7 @@ The fork worker's zygote runs pytest on a selection's arguments (but the file an
 ``--zygote=REQUESTS,REPLIES``: its configuration, plugins and collection done, it waits in
 grader/conftest.py's run loop (``serve``) for one JSON line per grading on REQUESTS (the file, the
 report, the time limit), forks, and waits for that fork as the worker waits for its own
-(grader/forks.py, ``_await``): the fork goes on with the session's tests on that file, in its own
+(grader/forks.py, ``await_grading``): the fork goes on with the session's tests on that file, in its own
 process group and working folder, its output in a pipe of its own; the zygote then writes the
 status and the output's tail, one JSON line on REPLIES. A grading on a selection graded before
 then costs its tests only, not pytest's set-up (0.04 to 0.08 CPU-s, over a tenth of a light

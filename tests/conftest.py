@@ -135,8 +135,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> Iterator[int]:
     """``-n auto``: one worker more than pytest-xdist's count (the cores), unless
     ``$PYTEST_XDIST_AUTO_NUM_WORKERS`` says how many. A fifth of the suite's test time is spent waiting
     on real processes (a grading's backstop, a Ctrl-C's ending, a terminal's next line), the worker's
-    core idle meanwhile: on 2 cores a third worker took the suite from 117-121 s to 106-108 s, for 1 to
-    4 CPU-s more (its start and collection). The tests' own limits are ones a load of 8 cannot reach,
+    core idle meanwhile: on 2 cores a third worker took the suite from 117-124 s to 106-116 s, for a few
+    CPU-s more (its start, collection and zygotes; alternate runs of both put it at 1 to 7 CPU-s, within
+    the machine's noise). The tests' own limits are ones a load of 8 cannot reach,
     so one more worker cannot either."""
     count = yield
     return count if os.environ.get(AUTO_WORKERS_ENV) else count + 1
