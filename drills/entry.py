@@ -82,6 +82,10 @@ def main() -> None:
         if exc.errno not in UNWRITABLE:
             raise
         code = unwritable(exc)
+    except Exception as exc:  # a Ctrl-C that surfaced as another error is a Ctrl-C all the same
+        if not from_interrupt(exc):
+            raise
+        interrupted()
     if code == INTERRUPTED:  # typer turns a Ctrl-C into exit 130 without a word
         interrupted()
     if quick:
@@ -156,6 +160,20 @@ def safe_streams() -> None:
         from autograd_drill.ascii_fallback import register
 
         reconfigure(errors=register())
+
+
+def from_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by a KeyboardInterrupt (its cause, or what it was raised while
+    handling, or theirs): a Ctrl-C inside an import can come out as another error (one in a class's
+    creation is re-raised as "RuntimeError: Error calling __set_name__", from the KeyboardInterrupt)."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def interrupted() -> None:

@@ -272,3 +272,42 @@ def test_a_sigint_ignored_by_whoever_started_drill_stays_ignored(tmp_path):
             os.kill(proc.pid, signal.SIGINT)
     output, errors = proc.communicate(timeout=GONE_WITHIN)
     assert proc.returncode == 0 and "interrupted" not in errors and "unbroadcast" in output, errors
+
+
+INTERRUPTED_IMPORT = """
+import sys
+from autograd_drill import cli, entry
+
+
+def chart() -> None:  # what an import cut by a Ctrl-C in a class's creation raised (rich.table's, in drill chart)
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        raise RuntimeError("Error calling __set_name__ on 'Field' instance '_cells'") from exc
+
+
+cli.main = chart
+sys.argv = ["drill", "chart"]
+entry.main()
+"""
+
+
+def test_a_ctrl_c_that_surfaced_as_another_error_is_one_line_too(tmp_path):
+    """The Ctrl-C of test_a_ctrl_c_in_a_quick_command_is_one_line, made to come when it did once:
+    inside an import's class creation, which re-raises it as a RuntimeError. Another error than a
+    Ctrl-C's still gets its traceback (entry.from_interrupt)."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT],
+        cwd=ROOT,
+        env={**os.environ, **home_in(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (130, "interrupted\n"), done.stderr
+    from autograd_drill.entry import from_interrupt
+
+    try:
+        raise RuntimeError("not a Ctrl-C") from ValueError("its cause")
+    except RuntimeError as plain:
+        assert not from_interrupt(plain)
