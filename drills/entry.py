@@ -68,6 +68,7 @@ def main() -> None:
         from autograd_drill.cli import main as command
     try:
         if OURS:  # inside the try: a Ctrl-C as it is set is caught
+            sys.unraisablehook = partial(_unraisable, sys.unraisablehook)
             signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             command()
@@ -174,6 +175,18 @@ def from_interrupt(exc: BaseException) -> bool:
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     return False
+
+
+def _unraisable(hook: "Callable[[sys.UnraisableHookArgs], object]", unraisable: "sys.UnraisableHookArgs") -> None:
+    """A Ctrl-C that Python could not raise where it came, in code it runs for itself (a weak
+    reference's callback, as an import drops its module lock; a ``__del__``): Python would print
+    "Exception ignored in" with a traceback, forget it, and the command would go on to its end. It
+    cannot be raised again from here (it would come in this very hook), so drill leaves as it does
+    for a Ctrl-C before or after the command: at once, one line, 130 (what the command had under way
+    is then as after a SIGKILL, which loses nothing: issue 5). Anything else goes to ``hook``."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        interrupted()
+    hook(unraisable)
 
 
 def interrupted() -> None:

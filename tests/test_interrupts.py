@@ -292,18 +292,23 @@ entry.main()
 """
 
 
-def test_a_ctrl_c_that_surfaced_as_another_error_is_one_line_too(tmp_path):
-    """The Ctrl-C of test_a_ctrl_c_in_a_quick_command_is_one_line, made to come when it did once:
-    inside an import's class creation, which re-raises it as a RuntimeError. Another error than a
-    Ctrl-C's still gets its traceback (entry.from_interrupt)."""
-    done = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_IMPORT],
+def drill_as_scripted(script: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` (drill's entry point, its command replaced) in a real child, its user state under ``home``."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
         cwd=ROOT,
-        env={**os.environ, **home_in(tmp_path)},
+        env={**os.environ, **home_in(home)},
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_a_ctrl_c_that_surfaced_as_another_error_is_one_line_too(tmp_path):
+    """The Ctrl-C of test_a_ctrl_c_in_a_quick_command_is_one_line, made to come when it did once:
+    inside an import's class creation, which re-raises it as a RuntimeError. Another error than a
+    Ctrl-C's still gets its traceback (entry.from_interrupt)."""
+    done = drill_as_scripted(INTERRUPTED_IMPORT, tmp_path)
     assert (done.returncode, done.stderr) == (130, "interrupted\n"), done.stderr
     from autograd_drill.entry import from_interrupt
 
@@ -311,3 +316,39 @@ def test_a_ctrl_c_that_surfaced_as_another_error_is_one_line_too(tmp_path):
         raise RuntimeError("not a Ctrl-C") from ValueError("its cause")
     except RuntimeError as plain:
         assert not from_interrupt(plain)
+
+
+SWALLOWED_INTERRUPT = """
+import sys
+import weakref
+from autograd_drill import cli, entry
+
+
+class Lock:
+    pass
+
+
+def stats() -> None:  # a Ctrl-C in a callback Python runs for itself (an import's module lock, in drill stats)
+    def callback(_: object) -> None:
+        raise KeyboardInterrupt
+
+    lock = Lock()
+    ref = weakref.ref(lock, callback)
+    del lock
+    for _ in range(10**6):  # what the command would go on doing
+        pass
+    print("the command went on to its end", ref)
+
+
+cli.main = stats
+sys.argv = ["drill", "stats"]
+entry.main()
+"""
+
+
+def test_a_ctrl_c_python_would_print_and_forget_is_one_line_too(tmp_path):
+    """The Ctrl-C of test_a_ctrl_c_in_a_quick_command_is_one_line, made to come when it did once: in
+    an import's module lock's callback, where Python prints "Exception ignored in", a traceback, and
+    goes on (drill stats then ended 0). It is a Ctrl-C all the same (entry._unraisable)."""
+    done = drill_as_scripted(SWALLOWED_INTERRUPT, tmp_path)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "interrupted\n", ""), done.stderr
