@@ -76,6 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # thresholds the cycle collector runs hundreds of times per check. Collect rarely instead.
     gc.freeze()
     gc.set_threshold(200_000, 100, 100)
+    gc.enable()  # off while the process warmed up (collect_after_warm_up), if it did
     # Warnings (NumPy's floating-point ones, the user's own) shown in every test that meets them, not
     # once per process: a test's output must not depend on which process of the grading ran it first
     for category in (RuntimeWarning, UserWarning):

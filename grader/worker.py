@@ -36,7 +36,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from autograd_drill.grader import forks
+from autograd_drill.grader import collect_after_warm_up, forks
 from autograd_drill.grader.process import (
     IMPORTED_FROM,
     PARENT_ENV,
@@ -277,6 +277,7 @@ def warm_runner() -> WarmRunner | SpawnRunner:
 
 
 if __name__ == "__main__":
+    collect_after_warm_up()
     if sys.argv[1:] == ["--once"]:
         sys.exit(serve_once(sys.stdin, _preload))
     serve(sys.stdin, sys.stdout)

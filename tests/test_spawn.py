@@ -21,7 +21,7 @@ from autograd_drill.grader.catalog import load_catalog
 from autograd_drill.grader.process import grading_env
 from autograd_drill.grader.run import grade_file
 from autograd_drill.grader.spare import Filling
-from autograd_drill.grader.spawn import SPARES, SpawnRunner
+from autograd_drill.grader.spawn import SPARES, OneShot, SpawnRunner
 from autograd_drill.grader.worker import WarmRunner
 from tests.mutants import MUTANTS
 from tests.processes import wait_until
@@ -158,3 +158,27 @@ def test_a_dry_session_imports_the_tests_and_collects_none():
     done = subprocess.run([sys.executable, "-c", code], env=grading_env(), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["0 True", "True True"], done.stdout
+
+
+COLLECTOR_SEEN = """
+import gc as _gc
+import pathlib as _pathlib
+
+_pathlib.Path({seen!r}).write_text(f"{{_gc.isenabled()}} {{_gc.get_threshold()}}")
+"""
+
+
+@pytest.mark.parametrize("runner_class", [WarmRunner, SpawnRunner, OneShot])
+def test_a_grading_collects_cycles_though_its_process_warmed_up_without(runner_class, tmp_path):
+    """The warm worker and the interpreters started ahead warm up with the cycle collector off
+    (grader.collect_after_warm_up); the grading's configure turns it back on, with the gradings'
+    thresholds: the user's code, imported by the grading, finds it on."""
+    seen, solution = tmp_path / "seen", tmp_path / "solution.py"
+    solution.write_text(REFERENCE_SOURCE + COLLECTOR_SEEN.format(seen=str(seen)), encoding="utf-8")
+    runner = runner_class()
+    try:
+        result = grade_file(solution, [CATALOG.get("unbroadcast")], runner=runner)
+    finally:
+        runner.close()
+    assert result.passed
+    assert seen.read_text(encoding="utf-8") == "True (200000, 100, 100)"
