@@ -32,10 +32,36 @@ POLL_SECONDS = 0.2
 
 
 def kill_all() -> None:
-    """Kill the grading under way, the standby and the zygotes, with all they started (the worker is ending)."""
+    """Kill the grading under way, the standby and the zygotes, with all they started, and remove their
+    working folders (the worker is ending)."""
     for pid in (running, standby.pid if standby is not None else None, *(z.pid for z in zygotes.values())):
         if pid is not None:
             kill_tree(pid)
+    remove_folders()
+
+
+folders: set[str] = set()
+"""The working folders this process made for its forks (a grading, the standby, a zygote) and has not
+removed yet: each goes with its fork, and those left when the process ends (``kill_all``; a zygote's
+``_end``), so that no ``drill watch`` leaves one in the temporary folder."""
+
+
+def new_folder() -> str:
+    """A working folder for a fork of this process: relative writes land there."""
+    folder = tempfile.mkdtemp(prefix="drill-cwd-")
+    folders.add(folder)
+    return folder
+
+
+def remove_folder(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    folders.discard(folder)
+
+
+def remove_folders() -> None:
+    """Remove the working folders of this process's forks that are left (it is ending, and they are gone)."""
+    for folder in list(folders):
+        remove_folder(folder)
 
 
 @dataclass
@@ -87,7 +113,7 @@ def _fork(args: list[str], ahead: bool = False) -> Fork:
     read_end, write_end = os.pipe()
     go_read, go_write = os.pipe() if ahead else (-1, -1)
     worker = os.getpid()
-    folder = tempfile.mkdtemp(prefix="drill-cwd-")  # its working folder: relative writes land there
+    folder = new_folder()
     pid = os.fork()
     if pid == 0:  # the grandchild: the user's code runs here, and only here
         code = 3
@@ -129,6 +155,7 @@ def _set_up_child(folder: str, worker: int, others: tuple[int, ...]) -> None:
         if standby.go is not None:
             os.close(standby.go)
     zygotes.clear()
+    folders.clear()  # its parent's to remove
     standby = None
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -169,7 +196,7 @@ def _end_child(pid: int, to_it: int | None, from_it: int, folder: str) -> None:
     except ChildProcessError:
         pass
     os.close(from_it)
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_folder(folder)
 
 
 running: int | None = None
@@ -232,7 +259,7 @@ def await_grading(
         _, status = os.waitpid(pid, 0)
     running = None
     end_descendants(_zygote_pids())  # what left its group (setsid, a double fork): this worker adopted it
-    shutil.rmtree(fork.folder, ignore_errors=True)
+    remove_folder(fork.folder)
     output = tail.decode("utf-8", "replace")
     if timed_out:
         return TIMED_OUT, output
@@ -301,7 +328,7 @@ def _zygote(args: list[str]) -> Zygote:
     requests_read, requests_write = os.pipe()
     replies_read, replies_write = os.pipe()
     worker = os.getpid()
-    folder = tempfile.mkdtemp(prefix="drill-cwd-")
+    folder = new_folder()
     pid = os.fork()
     if pid == 0:
         code = 3
@@ -332,6 +359,7 @@ def _reply(
         return None
     deadline = time.monotonic() + seconds
     data = b""
+    folder = None  # its grading's, which the zygote removes: this worker's to remove if both end first
     while time.monotonic() < deadline:
         ready, _, _ = select.select([zygote.replies], [], [], POLL_SECONDS)
         if not ready:
@@ -346,8 +374,11 @@ def _reply(
             line, data = data.split(b"\n", 1)
             message = json.loads(line)
             if "running" not in message:
+                if folder is not None:
+                    folders.discard(folder)
                 return message
-            running = int(message["running"])
+            running, folder = int(message["running"]), str(message["folder"])
+            folders.add(folder)
     return None
 
 

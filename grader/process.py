@@ -11,6 +11,7 @@ grader/worker.py).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -96,6 +97,8 @@ def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
             handler(signum, frame)
             return
         signal.signal(signum, signal.SIG_DFL)
+        for folder in list(TEMPORARY):  # the grading is over: its folders go first, as they would have
+            shutil.rmtree(folder, ignore_errors=True)
         os.kill(os.getpid(), signum)  # dies of it, as it would have without us
 
     for signum in STOP_SIGNALS:
@@ -148,8 +151,25 @@ def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None =
 def grading_folder() -> Iterator[str]:
     """A fresh, empty working folder for one grading, removed after it: the user's code may write
     relative paths, which must land nowhere near the project (the grader's own paths are absolute)."""
-    with tempfile.TemporaryDirectory(prefix="drill-cwd-", ignore_cleanup_errors=True) as folder:
+    with temporary_folder("drill-cwd-") as folder:
         yield folder
+
+
+TEMPORARY: set[str] = set()
+"""This process's temporary folders for gradings (a working folder, a report's, an interpreter's started
+ahead): each is removed after its grading and, should a signal end this process first, before it dies
+(``stopped_with_us``: a SIGTERM to drill grade or drill check left them in the temporary folder)."""
+
+
+@contextmanager
+def temporary_folder(prefix: str) -> Iterator[str]:
+    """A new temporary folder, removed after the block (or as a signal ends this process: TEMPORARY)."""
+    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as folder:
+        TEMPORARY.add(folder)
+        try:
+            yield folder
+        finally:
+            TEMPORARY.discard(folder)
 
 
 def wait_for(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from autograd_drill.grader import shards
+from autograd_drill.grader import process, shards
 from autograd_drill.grader.catalog import Target
 from autograd_drill.grader.process import GRADER, PACKAGE, STALLED, TIMED_OUT, Runner, run_in_subprocess
 from autograd_drill.grader.suite import Suite
@@ -313,7 +312,7 @@ def grade_file(
     """
     start = time.perf_counter()
     limits = limits or Limits.from_env()
-    with tempfile.TemporaryDirectory(prefix="drill-grade-") as tmp:
+    with process.temporary_folder("drill-grade-") as tmp:
         path = Path(tmp) / "report.jsonl"
         args = pytest_args(file.resolve(), targets, path, oracle, limits, first_failure_only, suite)
         report = Report(path)

@@ -47,6 +47,7 @@ from typing import IO, Any
 from autograd_drill.grader.forks import standby_key
 from autograd_drill.grader.process import (
     IMPORTED_FROM,
+    TEMPORARY,
     Cancelled,
     Stalled,
     grading_env,
@@ -78,6 +79,7 @@ def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
     """Start an interpreter ahead of time (grader/spare.py), standing by for ``key`` (None: a dry session
     instead, or with ``ahead`` false, nothing after the imports)."""
     folder = Path(tempfile.mkdtemp(prefix="drill-grading-"))
+    TEMPORARY.add(str(folder))
     output = (folder / "output.txt").open("w+b")
     proc = subprocess.Popen(
         [sys.executable, "-m", "autograd_drill.grader.worker", "--once"],
@@ -150,6 +152,7 @@ class _Spare:
                 except OSError:
                     pass
         shutil.rmtree(self.folder, ignore_errors=True)
+        TEMPORARY.discard(str(self.folder))
 
 
 class SpawnRunner:

@@ -154,6 +154,7 @@ def serve(stdin: IO[str], stdout: IO[str], pack: tuple[Path, Path] | None = None
             stdout.flush()
     except BrokenPipeError:  # drill watch is gone
         _end(1)
+    _end(0)  # drill watch closed the pipe: the standby and the zygotes end too, and their folders go
 
 
 class WarmRunner:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,7 @@ def serve(config: pytest.Config, reporter: Any) -> None:
         for line in lines:
             request = json.loads(line)
             read_end, write_end = os.pipe()
-            folder = tempfile.mkdtemp(prefix="drill-cwd-")
+            folder = forks.new_folder()
             pid = os.fork()
             if pid == 0:
                 lines.close()
@@ -50,7 +49,8 @@ def serve(config: pytest.Config, reporter: Any) -> None:
                 _become_grading(config, reporter, request, write_end, folder)
                 return
             os.close(write_end)
-            out.write((json.dumps({"running": pid}) + "\n").encode())  # the worker's to kill, on a cancel
+            # the worker's to kill on a cancel, and its folder the worker's to remove should both end first
+            out.write((json.dumps({"running": pid, "folder": folder}) + "\n").encode())
             grading = forks.Fork(pid, read_end, None, folder, ())
             status, output = forks.await_grading(
                 grading, float(request["timeout"]), lambda: os.getppid() != worker, _end
@@ -65,6 +65,7 @@ def _become_grading(config: pytest.Config, reporter: Any, request: dict[str, Any
     then its file and report."""
     os.setpgid(0, 0)
     os.chdir(folder)
+    forks.folders.clear()  # the zygote's to remove
     for fd in (1, 2, *_saved_descriptors(config)):
         os.dup2(output, fd)
     os.close(output)
@@ -88,4 +89,5 @@ def _end(status: int) -> None:
     """The worker is gone: so are the grading under way and this zygote."""
     if forks.running is not None:
         kill_tree(forks.running)
+    forks.remove_folders()
     os._exit(status)

@@ -359,7 +359,8 @@ def test_reaping_in_two_threads_ends_nothing_of_the_other_s_until_both_close(tmp
 
 def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp_path):
     """In a terminal, with keys: after each save's grading no copy of the warm worker (the setsid
-    child of its fork) remains, and after q neither the worker nor anything else of the watch."""
+    child of its fork) remains, and after q neither the worker nor anything else of the watch, its
+    temporary folders included (the standby forked after the last save had one)."""
     pytest.importorskip("pexpect")
     pytest.importorskip("pyte")
     from tests.terminal import Pty
@@ -368,7 +369,9 @@ def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp
     folder.mkdir()
     failing = REFERENCE_SOURCE + "\n\ndef unbroadcast(grad, shape):\n    return grad\n"
     path = start_drill(tmp_path, escaping(folder, "setsid", failing))
-    watch = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"])
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    watch = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env={"TMPDIR": str(temp)})
     try:
         wait_until(lambda: escapees(folder), 120, "the first grading did not run the user's code")
         workers = {int(line.split()[0]) for line in _children(watch.child.pid)}
@@ -384,3 +387,4 @@ def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp
         watch.kill()
     wait_until(lambda: not any(alive(p) for p in workers), BOUND, f"the warm worker outlived q: {workers}")
     assert len(escapees(folder)) >= 4
+    assert not list(temp.iterdir())

@@ -63,15 +63,27 @@ KILLS = [signal.SIGKILL, signal.SIGTERM, signal.SIGINT]
 # ---------------------------------------------------------------------------- drill grade
 
 
+def temporary(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A temporary folder of the test's own (drill's ``TMPDIR``), and HANGS_FOR_GOOD's limits with it."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    return temp, {**HANGS_FOR_GOOD, "TMPDIR": str(temp)}
+
+
 @pytest.mark.parametrize("how", KILLS, ids=lambda s: s.name)
 def test_ending_drill_grade_ends_its_grading(how, tmp_path):
+    """...and its temporary folders go (the grading's working folder, its report's), but where a
+    SIGKILL gives drill no moment to remove them."""
     started = tmp_path / "started"
     solution = tmp_path / "solution.py"
     solution.write_text(hangs(started))
-    proc = spawn_drill("grade", str(solution), "-t", "unbroadcast", env=HANGS_FOR_GOOD)
+    temp, env = temporary(tmp_path)
+    proc = spawn_drill("grade", str(solution), "-t", "unbroadcast", env=env)
     # the grading child (pytest, named by --impl) and the sleeper the user's code started
     end_and_check(proc, how, started, at_least=2)
     assert proc.returncode == {signal.SIGKILL: -9, signal.SIGTERM: -15, signal.SIGINT: 130}[how]
+    if how != signal.SIGKILL:
+        assert not list(temp.iterdir())
 
 
 def test_a_thread_left_running_does_not_hold_the_verdict(tmp_path, unbroadcast_tests):
@@ -162,17 +174,32 @@ def test_killing_drill_check_ends_its_grading(tmp_path):
     end_and_check(proc, signal.SIGKILL, started, at_least=2)
 
 
-@pytest.mark.parametrize("how", KILLS, ids=lambda s: s.name)
-def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
+def test_a_sigterm_to_drill_check_ends_its_grading_and_leaves_no_folder(tmp_path):
+    """The interpreter drill check started as it started (grader/spawn.py, OneShot) and its folder go."""
     started = tmp_path / "started"
     start_drill(tmp_path, hangs(started))
-    proc = spawn_drill("watch", env=HANGS_FOR_GOOD)
+    temp, env = temporary(tmp_path)
+    proc = spawn_drill("check", env=env)
+    end_and_check(proc, signal.SIGTERM, started, at_least=2)
+    assert proc.returncode == -signal.SIGTERM and not list(temp.iterdir())
+
+
+@pytest.mark.parametrize("how", KILLS, ids=lambda s: s.name)
+def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
+    """...and the temporary folders go with them: the worker's forks' (working folders) after a SIGKILL
+    too (the worker, left alone, ends itself), drill watch's own (its report's) but after a SIGKILL."""
+    started = tmp_path / "started"
+    start_drill(tmp_path, hangs(started))
+    temp, env = temporary(tmp_path)
+    proc = spawn_drill("watch", env=env)
     # the warm worker, its forked grading, and the sleeper the user's code started
     output = end_and_check(proc, how, started, at_least=3)
     if how == signal.SIGINT:  # Ctrl-C: a clean goodbye, the clock still running
         assert proc.returncode == 0 and "Stopped watching" in output
     else:
         assert proc.returncode == -how
+    left = [p.name for p in temp.iterdir()]
+    assert not [name for name in left if how != signal.SIGKILL or name.startswith("drill-cwd-")], left
 
 
 def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path, unbroadcast_tests):
