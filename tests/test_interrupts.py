@@ -97,7 +97,12 @@ def interrupt(args: list[str], delay: float, env: dict[str, str] | None = None, 
                 os.kill(proc.pid, signal.SIGINT)
                 sent = True
                 time.sleep(0.002)
-        proc.wait(GONE_WITHIN)
+        try:
+            proc.wait(GONE_WITHIN)
+        except subprocess.TimeoutExpired:  # what it said meanwhile ("Exception ignored in", say), and where it waits
+            raise AssertionError(
+                f"drill {' '.join(args)} ran on after its SIGINT, in {waiting(proc.pid)}:\n" + "\n".join(errors)
+            ) from None
         for reader in readers:
             reader.join(GONE_WITHIN)
         assert not any(r.is_alive() for r in readers), "drill ended but its output stayed open (a child kept it?)"
@@ -106,6 +111,22 @@ def interrupt(args: list[str], delay: float, env: dict[str, str] | None = None, 
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     return Interrupted(proc.returncode, errors, "".join(output), sent)
+
+
+def waiting(pid: int) -> str:
+    """Where a process and its descendants wait (their kernel wait channels and states), for a failure's message."""
+    try:
+        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return "(gone)"
+    said = []
+    for member in family:
+        try:
+            wchan = Path(f"/proc/{member.pid}/wchan").read_text(encoding="utf-8") if sys.platform == "linux" else "?"
+            said.append(f"{member.pid} {member.status()} {wchan} {' '.join(member.cmdline()[1:4])}")
+        except (psutil.Error, OSError):
+            continue
+    return "; ".join(said)
 
 
 def assert_interrupted(code: int, errors: list[str], output: str, sent: bool = True, finishes: bool = False) -> None:
