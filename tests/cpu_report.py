@@ -87,13 +87,34 @@ def _one_per_process(folder: Path) -> list[dict]:
                 live[pid] = {**(proc or {}), **line, "ended": True, "killed": False}
     done.extend(live.values())
     procs = [p for p in done if p["ended"] or p["killed"]]
-    own_children: dict[int, float] = defaultdict(float)
+    children: dict[int, list[dict]] = defaultdict(list)
     for proc in procs:
-        own_children[proc["ppid"]] += proc["cpu"]
-    for proc in procs:  # wait4 counted the children it reaped itself too
-        if proc["killed"]:
-            proc["cpu"] = max(0.0, proc["cpu"] - own_children.get(proc["pid"], 0.0))
+        children[proc["ppid"]].append(proc)
+    owned = {id(proc): proc["cpu"] for proc in procs if not proc["killed"]}
+
+    def own(proc: dict) -> float:
+        """A killed process's own CPU: what wait4 counted, less the own CPU of all its recorded descendants
+        (what a child reaped was counted in the child's, and a subreaper, a zygote, reaps its orphans)."""
+        if id(proc) not in owned:
+            owned[id(proc)] = 0.0  # while its tree is walked: a cycle of pids used again ends here
+            below = _below(proc["pid"], children, {id(proc)})
+            owned[id(proc)] = max(0.0, proc["cpu"] - sum(own(child) for child in below))
+        return owned[id(proc)]
+
+    for proc in procs:
+        proc["cpu"] = own(proc)
     return procs
+
+
+def _below(pid: int, children: dict[int, list[dict]], seen: set[int]) -> list[dict]:
+    """The recorded descendants of ``pid`` (each once: a pid used again is not walked twice)."""
+    found = []
+    for child in children.get(pid, ()):
+        if id(child) not in seen:
+            seen.add(id(child))
+            found.append(child)
+            found.extend(_below(child["pid"], children, seen))
+    return found
 
 
 def by_kind(folder: Path) -> None:

@@ -59,3 +59,18 @@ def test_a_fork_of_a_fork_is_named_by_the_process_first_forked_from():
     by_pid = {p["pid"]: p for p in (worker, fork, copy)}
     assert kind(fork, by_pid) == "fork of warm worker"
     assert kind(copy, by_pid) == "fork of a fork of warm worker"
+
+
+def test_a_killed_subreaper_is_counted_without_the_tree_it_reaped(tmp_path: Path):
+    """A zygote (killed at the worker's end) reaped its gradings, which reaped their shard copies: wait4
+    counted all three in its CPU; each is counted once, as its own (before: the copies twice)."""
+    lines = [
+        {"pid": 10, "ppid": 1, "fork_of": 1, "cpu": 0.0, "how": "start", "t": 1.0},
+        {"pid": 11, "ppid": 10, "fork_of": 10, "cpu": 0.3, "how": "_exit", "t": 2.0},
+        {"pid": 12, "ppid": 11, "fork_of": 11, "cpu": 0.2, "how": "_exit", "t": 2.0},
+        {"pid": 10, "ppid": 1, "cpu": 1.0, "how": "killed", "signal": 9, "t": 3.0},
+    ]
+    for n, line in enumerate(lines):
+        (tmp_path / f"{line['pid']}-{n}.json").write_text(json.dumps(line), encoding="utf-8")
+    cpu = {p["pid"]: round(p["cpu"], 6) for p in _one_per_process(tmp_path)}
+    assert cpu == {10: 0.5, 11: 0.3, 12: 0.2}
