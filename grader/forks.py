@@ -16,15 +16,22 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from autograd_drill.grader.process import PARENT_ENV, STOP_SIGNALS, TIMED_OUT, kill_tree
+from autograd_drill.grader.process import (
+    PARENT_ENV,
+    STOP_SIGNALS,
+    TIMED_OUT,
+    folders,
+    kill_tree,
+    new_folder,
+    remove_folder,
+    remove_folders,
+)
 from autograd_drill.grader.reaper import end_descendants
 
 POLL_SECONDS = 0.2
@@ -40,28 +47,8 @@ def kill_all() -> None:
     remove_folders()
 
 
-folders: set[str] = set()
-"""The working folders this process made for its forks (a grading, the standby, a zygote) and has not
-removed yet: each goes with its fork, and those left when the process ends (``kill_all``; a zygote's
-``_end``), so that no ``drill watch`` leaves one in the temporary folder."""
-
-
-def new_folder() -> str:
-    """A working folder for a fork of this process: relative writes land there."""
-    folder = tempfile.mkdtemp(prefix="drill-cwd-")
-    folders.add(folder)
-    return folder
-
-
-def remove_folder(folder: str) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
-    folders.discard(folder)
-
-
-def remove_folders() -> None:
-    """Remove the working folders of this process's forks that are left (it is ending, and they are gone)."""
-    for folder in list(folders):
-        remove_folder(folder)
+WORKING = "drill-cwd-"
+"""The prefix of a fork's working folder (``new_folder``): relative writes land there."""
 
 
 @dataclass
@@ -113,7 +100,7 @@ def _fork(args: list[str], ahead: bool = False) -> Fork:
     read_end, write_end = os.pipe()
     go_read, go_write = os.pipe() if ahead else (-1, -1)
     worker = os.getpid()
-    folder = new_folder()
+    folder = new_folder(WORKING)
     pid = os.fork()
     if pid == 0:  # the grandchild: the user's code runs here, and only here
         code = 3
@@ -328,7 +315,7 @@ def _zygote(args: list[str]) -> Zygote:
     requests_read, requests_write = os.pipe()
     replies_read, replies_write = os.pipe()
     worker = os.getpid()
-    folder = new_folder()
+    folder = new_folder(WORKING)
     pid = os.fork()
     if pid == 0:
         code = 3

@@ -97,8 +97,7 @@ def stopped_with_us(stop: Callable[[], None]) -> Iterator[None]:
             handler(signum, frame)
             return
         signal.signal(signum, signal.SIG_DFL)
-        for folder in list(TEMPORARY):  # the grading is over: its folders go first, as they would have
-            shutil.rmtree(folder, ignore_errors=True)
+        remove_folders()  # the grading is over: its folders go first, as they would have
         os.kill(os.getpid(), signum)  # dies of it, as it would have without us
 
     for signum in STOP_SIGNALS:
@@ -155,21 +154,41 @@ def grading_folder() -> Iterator[str]:
         yield folder
 
 
-TEMPORARY: set[str] = set()
+folders: set[str] = set()
 """This process's temporary folders for gradings (a working folder, a report's, an interpreter's started
-ahead): each is removed after its grading and, should a signal end this process first, before it dies
-(``stopped_with_us``: a SIGTERM to drill grade or drill check left them in the temporary folder)."""
+ahead; a warm worker's forks', grader/forks.py): each is removed after its grading, and those left as the
+process ends first: a signal (``stopped_with_us``: a SIGTERM to drill grade or drill check left them), a
+worker's or a zygote's end. A fork of a process that keeps some clears them (its parent's to remove)."""
+
+
+def new_folder(prefix: str) -> str:
+    """A new temporary folder, in ``folders`` until ``remove_folder``."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    folders.add(folder)
+    return folder
+
+
+def remove_folder(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    folders.discard(folder)
+
+
+def remove_folders() -> None:
+    """Remove this process's temporary folders that are left (it is ending, and their gradings are over)."""
+    for folder in list(folders):
+        remove_folder(folder)
 
 
 @contextmanager
 def temporary_folder(prefix: str) -> Iterator[str]:
-    """A new temporary folder, removed after the block (or as a signal ends this process: TEMPORARY)."""
+    """A new temporary folder for the block, in ``folders`` meanwhile (removed as TemporaryDirectory does:
+    what the user's code left read-only too)."""
     with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as folder:
-        TEMPORARY.add(folder)
+        folders.add(folder)
         try:
             yield folder
         finally:
-            TEMPORARY.discard(folder)
+            folders.discard(folder)
 
 
 def wait_for(

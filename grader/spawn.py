@@ -35,10 +35,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,12 +45,13 @@ from typing import IO, Any
 from autograd_drill.grader.forks import standby_key
 from autograd_drill.grader.process import (
     IMPORTED_FROM,
-    TEMPORARY,
     Cancelled,
     Stalled,
     grading_env,
     kill_tree,
+    new_folder,
     own_group,
+    remove_folder,
     wait_for,
 )
 from autograd_drill.grader.reaper import reaping
@@ -78,8 +77,7 @@ def spares() -> int:
 def spawn_spare(key: Key | None, ahead: bool = True) -> _Spare:
     """Start an interpreter ahead of time (grader/spare.py), standing by for ``key`` (None: a dry session
     instead, or with ``ahead`` false, nothing after the imports)."""
-    folder = Path(tempfile.mkdtemp(prefix="drill-grading-"))
-    TEMPORARY.add(str(folder))
+    folder = Path(new_folder("drill-grading-"))
     output = (folder / "output.txt").open("w+b")
     proc = subprocess.Popen(
         [sys.executable, "-m", "autograd_drill.grader.worker", "--once"],
@@ -151,8 +149,7 @@ class _Spare:
                     stream.close()
                 except OSError:
                     pass
-        shutil.rmtree(self.folder, ignore_errors=True)
-        TEMPORARY.discard(str(self.folder))
+        remove_folder(str(self.folder))
 
 
 class SpawnRunner:

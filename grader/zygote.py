@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from autograd_drill.grader import forks
-from autograd_drill.grader.process import PARENT_ENV, kill_tree
+from autograd_drill.grader.process import PARENT_ENV, folders, kill_tree, new_folder, remove_folders
 from autograd_drill.grader.reaper import become_subreaper
 
 
@@ -41,7 +41,7 @@ def serve(config: pytest.Config, reporter: Any) -> None:
         for line in lines:
             request = json.loads(line)
             read_end, write_end = os.pipe()
-            folder = forks.new_folder()
+            folder = new_folder(forks.WORKING)
             pid = os.fork()
             if pid == 0:
                 lines.close()
@@ -65,7 +65,7 @@ def _become_grading(config: pytest.Config, reporter: Any, request: dict[str, Any
     then its file and report."""
     os.setpgid(0, 0)
     os.chdir(folder)
-    forks.folders.clear()  # the zygote's to remove
+    folders.clear()  # the zygote's to remove
     for fd in (1, 2, *_saved_descriptors(config)):
         os.dup2(output, fd)
     os.close(output)
@@ -89,5 +89,5 @@ def _end(status: int) -> None:
     """The worker is gone: so are the grading under way and this zygote."""
     if forks.running is not None:
         kill_tree(forks.running)
-    forks.remove_folders()
+    remove_folders()
     os._exit(status)

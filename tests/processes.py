@@ -110,6 +110,13 @@ def naming(text: str) -> set[int]:
     return {pid for pid, (_, _, command) in processes().items() if text in command}
 
 
+def own_temp(tmp_path: Path) -> Path:
+    """A temporary folder of the test's own, for a drill's ``TMPDIR``: what drill leaves there is the test's to see."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    return temp
+
+
 def wait_until(condition: Callable[[], object], seconds: float, what: str) -> None:
     """Poll ``condition`` until it holds; fail the test with ``what`` after ``seconds``."""
     deadline = time.monotonic() + seconds

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import Lines, in_unbroadcast, start_drill, wait_until
+from tests.processes import Lines, in_unbroadcast, own_temp, start_drill, wait_until
 from tests.support import REFERENCE_SOURCE, ROOT, drill, home_in, run_drill, spawn_drill
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, a child subreaper")
@@ -369,8 +369,7 @@ def test_quitting_an_interactive_watch_after_several_saves_leaves_no_process(tmp
     folder.mkdir()
     failing = REFERENCE_SOURCE + "\n\ndef unbroadcast(grad, shape):\n    return grad\n"
     path = start_drill(tmp_path, escaping(folder, "setsid", failing))
-    temp = tmp_path / "temp"
-    temp.mkdir()
+    temp = own_temp(tmp_path)
     watch = Pty([sys.executable, "-m", "autograd_drill", "watch", "--oracle", "replay"], env={"TMPDIR": str(temp)})
     try:
         wait_until(lambda: escapees(folder), 120, "the first grading did not run the user's code")

@@ -28,7 +28,16 @@ import pytest
 
 from autograd_drill.store.attempt import Attempt
 from autograd_drill.store.history import History
-from tests.processes import GONE_WITHIN, HANGS_FOR_GOOD, STARTED_WITHIN, in_unbroadcast, naming, wait_until
+from tests.processes import (
+    GONE_WITHIN,
+    HANGS_FOR_GOOD,
+    STARTED_WITHIN,
+    descendants,
+    in_unbroadcast,
+    naming,
+    processes,
+    wait_until,
+)
 from tests.support import ROOT, drill, home_in
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals sent to a child")
@@ -114,19 +123,17 @@ def interrupt(args: list[str], delay: float, env: dict[str, str] | None = None, 
 
 
 def waiting(pid: int) -> str:
-    """Where a process and its descendants wait (their kernel wait channels and states), for a failure's message."""
-    try:
-        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
-    except psutil.Error:
-        return "(gone)"
+    """Where a process and its descendants wait (their states and kernel wait channels), for a failure's message."""
+    table = processes()
     said = []
-    for member in family:
+    for member in sorted(({pid} | descendants(pid)) & set(table)):
+        _, state, command = table[member]
         try:
-            wchan = Path(f"/proc/{member.pid}/wchan").read_text(encoding="utf-8") if sys.platform == "linux" else "?"
-            said.append(f"{member.pid} {member.status()} {wchan} {' '.join(member.cmdline()[1:4])}")
-        except (psutil.Error, OSError):
-            continue
-    return "; ".join(said)
+            wchan = Path(f"/proc/{member}/wchan").read_text(encoding="utf-8")
+        except OSError:  # gone meanwhile, or no /proc
+            wchan = "?"
+        said.append(f"{member} {state} {wchan} {command[:120]}")
+    return "; ".join(said) or "(gone)"
 
 
 def assert_interrupted(code: int, errors: list[str], output: str, sent: bool = True, finishes: bool = False) -> None:

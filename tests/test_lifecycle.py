@@ -32,6 +32,7 @@ from tests.processes import (
     hangs,
     in_unbroadcast,
     naming,
+    own_temp,
     start_drill,
     wait_until,
 )
@@ -65,8 +66,7 @@ KILLS = [signal.SIGKILL, signal.SIGTERM, signal.SIGINT]
 
 def temporary(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A temporary folder of the test's own (drill's ``TMPDIR``), and HANGS_FOR_GOOD's limits with it."""
-    temp = tmp_path / "temp"
-    temp.mkdir()
+    temp = own_temp(tmp_path)
     return temp, {**HANGS_FOR_GOOD, "TMPDIR": str(temp)}
 
 

@@ -21,7 +21,7 @@ from autograd_drill.grader.run import grade_file
 from autograd_drill.grader.spare import Inbox
 from autograd_drill.grader.spawn import SpawnRunner
 from tests.mutants import MUTANTS
-from tests.processes import start_drill, wait_until
+from tests.processes import own_temp, start_drill, wait_until
 from tests.support import REFERENCE_SOURCE, run_drill
 
 CATALOG = load_catalog()
@@ -167,8 +167,7 @@ def test_drill_check_grades_in_an_interpreter_started_as_it_starts(tmp_path):
     the command opens the history and reads the file (grader/spawn.py, ``OneShot``): the user's code
     runs in ``python -m autograd_drill.grader.worker --once``, not in a ``python -m pytest`` started after; the
     verdict is the same, and the interpreter's folder goes with it."""
-    argv, temp = tmp_path / "argv", tmp_path / "tmp"
-    temp.mkdir()
+    argv, temp = tmp_path / "argv", own_temp(tmp_path)
     start_drill(tmp_path, f"{REFERENCE_SOURCE}\nimport sys as _sys\nopen({str(argv)!r}, 'w').write(repr(_sys.argv))\n")
     checked = run_drill("check", env={"TMPDIR": str(temp)})
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -192,8 +191,7 @@ def test_drill_check_that_fails_before_grading_ends_the_interpreter_it_started(t
     """No attempt in progress: the command fails before any grading. Where there is no history at all,
     it starts no interpreter for the grading (it used to start one, about 0.3 CPU-s, and kill it);
     where there is one (an attempt ended), the interpreter it started is gone with it, its folder too."""
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    temp = own_temp(tmp_path)
     for bare in (True, False):  # drill check starts it first (drills/entry.py); with --json, in the command
         env, log = started_interpreters(tmp_path / f"site-{bare}")
         home = {"DRILL_HOME": str(tmp_path / f"home-{bare}")}  # each its own: the first check makes a history
