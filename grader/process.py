@@ -181,14 +181,16 @@ def remove_folders() -> None:
 
 @contextmanager
 def temporary_folder(prefix: str) -> Iterator[str]:
-    """A new temporary folder for the block, in ``folders`` meanwhile (removed as TemporaryDirectory does:
-    what the user's code left read-only too)."""
-    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as folder:
-        folders.add(folder)
-        try:
-            yield folder
-        finally:
-            folders.discard(folder)
+    """A new temporary folder for the block, in ``folders`` until it is gone (removed as TemporaryDirectory
+    does: what the user's code left read-only too). Gone first, then out of ``folders``: a thread whose
+    grading a signal cancelled must not leave it unlisted as another removes the listed ones and dies."""
+    temporary = tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True)
+    folders.add(temporary.name)
+    try:
+        yield temporary.name
+    finally:
+        temporary.cleanup()
+        folders.discard(temporary.name)
 
 
 def wait_for(
