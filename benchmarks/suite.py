@@ -9,9 +9,9 @@ the machine at that moment.
 A run is the README's test command (``python -m pytest -n auto``, with ``-q``) in the checkout of the
 interpreter that runs it; its CPU seconds are the user + system time of the whole tree it waited for,
 as ``/usr/bin/time`` counts them. Around each run, the machine's pace: the CPU seconds of a pure-Python
-loop (``PACE``), which on the machines here reads 0.36 s when they run at their usual speed and up to
-0.66 s when their host is busy, whatever the suite: a run taken while the loop reads slow is no
-evidence either way. ``--before PYTHON``: the interpreter of another install (its own checkout, its
+loop (``PACE``), which on the machines here reads 0.36 to 0.45 s when they run at their usual speed
+and up to 0.66 s when their host is busy, whatever the suite: a run taken while the loop reads slow
+is no evidence either way. ``--before PYTHON``: the interpreter of another install (its own checkout, its
 own virtualenv), whose suite runs in turn with this one's, so that both meet the same noise. ``--load
 N`` starts N burners (``sh -c 'while :; do :; done'``) ``--settle`` seconds before the first run and
 ends them after the last.
@@ -154,8 +154,8 @@ def table(runs: list[Run], load: int) -> Table:
             met(cpu, wall, all(r.status == 0 for r in mine), side),
         )
     out.notes.append(
-        "pace: the CPU seconds of a pure-Python loop before and after the run (0.36 s at this machine's usual "
-        "speed; a run taken while it reads slow says little)."
+        "pace: the CPU seconds of a pure-Python loop before and after the run (0.36 to 0.45 s at this machine's "
+        "usual speed; a run taken while it reads slow says little)."
     )
     return out
 
