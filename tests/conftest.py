@@ -13,7 +13,6 @@ import resource
 import signal
 import sqlite3
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +35,8 @@ from autograd_drill.loop.clock import MockClock
 from autograd_drill.store import faults
 from autograd_drill.store.history import History
 from autograd_drill.store.paths import history_path
+from tests.bytecode import BYTECODE
+from tests.bytecode import prune as prune_bytecode
 from tests.loop import FakeGrader
 from tests.pack_here import layers_here
 from tests.support import (
@@ -61,15 +62,6 @@ SUITE_KNOBS = {SPARES_ENV: "1"}
 """What the suite's gradings do ahead of time that only the tests of it look at: one interpreter kept
 warming for the next save where the tool does not fork (grader/spawn.py), not three (each about 0.5
 CPU-s to warm up). The tests of spares (tests/test_spawn.py, tests/test_spawn_standby.py) set their own."""
-
-
-BYTECODE = Path(tempfile.gettempdir()) / f"drill-tests-bytecode-{os.getuid() if hasattr(os, 'getuid') else 0}"
-"""Where the suite's processes keep Python's bytecode when the machine says write none
-(PYTHONDONTWRITEBYTECODE, set on the machine the suite was measured on): without it each of the
-suite's hundreds of children (drill, a grading) compiled drill's and the grader's modules anew (0.1 s
-of a 0.3 s ``drill stats``) and each xdist worker rewrote every test module's asserts (4 of its 6 s of
-collection). Outside the repository, as that setting wants. Solutions are compiled from their source
-at every grading (grader/sandbox.py), never from this cache."""
 
 
 COLLECT_EVERY = (50_000, 20, 10)
@@ -101,6 +93,8 @@ def pytest_configure(config: pytest.Config) -> None:
     one_blas_thread()
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
+        if os.environ["PYTHONPYCACHEPREFIX"] == str(BYTECODE) and not os.environ.get("PYTEST_XDIST_WORKER"):
+            prune_bytecode()
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
     gc.set_threshold(*COLLECT_EVERY)
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:

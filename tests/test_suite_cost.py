@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bytecode import mirror, prune
 from tests.conftest import AUTO_WORKERS_ENV, COLLECT_EVERY
 from tests.support import ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
@@ -83,3 +84,23 @@ def test_auto_is_one_worker_more_than_the_cores_unless_the_environment_says(
     assert request.config.hook.pytest_xdist_auto_num_workers(config=request.config) == cores + 1
     monkeypatch.setenv(AUTO_WORKERS_ENV, "5")
     assert request.config.hook.pytest_xdist_auto_num_workers(config=request.config) == 5
+
+
+def test_the_bytecode_of_temporary_folders_that_are_gone_is_pruned_and_the_rest_kept(tmp_path: Path) -> None:
+    """tests/bytecode.py: a run's modules under its base folder are cached once and never read again;
+    the run that starts after pytest dropped that folder removes them, and nothing else."""
+    temp, cache = tmp_path / "temp", tmp_path / "temp" / "cache"
+    (temp / "pytest-of-me" / "pytest-9" / "t0").mkdir(parents=True)  # a run's base folder, still there
+    (temp / "tmp.live" / "c" / "drills").mkdir(parents=True)  # a clone, still there
+    kept = [
+        mirror(temp / "pytest-of-me" / "pytest-9" / "t0", cache),
+        mirror(temp / "tmp.live" / "c" / "drills", cache),
+        mirror(ROOT / "drills", cache),  # outside the temporary folder
+    ]
+    gone = [mirror(temp / "pytest-of-me" / "pytest-7", cache), mirror(temp / "tmp.gone", cache)]
+    for folder in [*kept, *gone]:
+        folder.mkdir(parents=True)
+        (folder / "m.cpython-311.pyc").write_bytes(b"compiled")
+    assert sorted(prune(cache, temp)) == sorted(gone)
+    assert all(folder.is_dir() for folder in kept) and not any(folder.exists() for folder in gone)
+    assert prune(cache, temp) == [] and prune(tmp_path / "no-cache-yet", temp) == []
