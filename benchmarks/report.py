@@ -11,7 +11,7 @@ import argparse
 import re
 import statistics
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,12 +38,17 @@ def live_cpu(children: Iterable[Any]) -> float:
     return total
 
 
-def side_by_side(doc: str, runs: int) -> tuple[argparse.Namespace, dict[str, str]]:
-    """The options of a script that measures this install beside another (``--before PYTHON``, ``--runs N``),
-    and the interpreters to measure by name: "before" (when given) first, then "this"."""
+def side_by_side(
+    doc: str, runs: int, more: Callable[[argparse.ArgumentParser], None] | None = None
+) -> tuple[argparse.Namespace, dict[str, str]]:
+    """The options of a script that measures this install beside another (``--before PYTHON``, ``--runs N``,
+    and the script's own that ``more`` adds), and the interpreters to measure by name: "before" (when
+    given) first, then "this"."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--before", help="the interpreter of another install, measured beside this one")
     parser.add_argument("--runs", type=int, default=runs)
+    if more is not None:
+        more(parser)
     options = parser.parse_args()
     return options, {**({"before": options.before} if options.before else {}), "this": sys.executable}
 

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.report import Table  # noqa: E402 - after the path is set
+from benchmarks.report import Table, side_by_side  # noqa: E402 - after the path is set
 
 WALL_GOAL, CPU_GOAL = 120.0, 200.0
 """Issue 26's goals for one run on an idle 2-core machine."""
@@ -87,16 +87,16 @@ def checkout_of(python: str) -> Path:
     return Path(done.stdout.strip())
 
 
-def run_suite(side: str, python: str, extra: list[str]) -> Run:
-    """The side's suite once, from its checkout, in the environment given less what a test run sets
-    for itself (its xdist workers' count)."""
+def run_suite(side: str, python: str, checkout: Path, extra: list[str]) -> Run:
+    """The side's suite once, from its ``checkout``, in the environment given less what a test run
+    sets for itself (its xdist workers' count)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_AUTO_NUM_WORKERS"}
     before_pace = pace(python)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.monotonic()
     done = subprocess.run(
         [python, "-m", "pytest", "-n", "auto", "-q", *extra],
-        cwd=checkout_of(python),
+        cwd=checkout,
         env=env,
         capture_output=True,
         text=True,
@@ -160,29 +160,29 @@ def table(runs: list[Run], load: int) -> Table:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2, help="runs of each side (default 2)")
+def options(parser: argparse.ArgumentParser) -> None:
+    """suite.py's own options, beside ``--before`` and ``--runs`` (benchmarks/report.py)."""
     parser.add_argument("--load", type=int, default=0, help="CPU burners beside the runs (default none)")
     parser.add_argument("--settle", type=float, default=60.0, help="seconds the burners run before (default 60)")
-    parser.add_argument("--before", help="the interpreter of another install, its suite run in turn with this one's")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest, after --")
-    options = parser.parse_args()
-    if options.runs < 1 or options.load < 0 or options.settle < 0:
-        parser.error("--runs must be 1 or more, --load and --settle 0 or more")
-    sides = {**({"before": options.before} if options.before else {}), "this": sys.executable}
-    if options.before:
-        checkout_of(options.before)  # refuse now, not after a run
+
+
+def main() -> None:
+    given, pythons = side_by_side(__doc__, 2, options)
+    if given.runs < 1 or given.load < 0 or given.settle < 0:
+        print("error: --runs must be 1 or more, --load and --settle 0 or more", file=sys.stderr)
+        sys.exit(2)
+    sides = {side: (python, checkout_of(python)) for side, python in pythons.items()}  # refused now, not after a run
     runs: list[Run] = []
-    with burners(options.load, options.settle):
-        for _ in range(options.runs):
-            for side, python in sides.items():
-                runs.append(run_suite(side, python, options.pytest_args))
+    with burners(given.load, given.settle):
+        for _ in range(given.runs):
+            for side, (python, checkout) in sides.items():
+                runs.append(run_suite(side, python, checkout, given.pytest_args))
                 last = runs[-1]
                 print(f"  {side}: {last.cpu:.1f} CPU-s, {last.wall:.1f} s, {last.outcome}", file=sys.stderr)
     load = f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
     print(f"_`python benchmarks/suite.py`: python {sys.version.split()[0]}, {os.cpu_count()} cores{load}_\n")
-    print(table(runs, options.load).markdown())
+    print(table(runs, given.load).markdown())
     sys.exit(0 if all(r.status == 0 for r in runs) else 1)
 
 

@@ -26,6 +26,7 @@ from autograd_drill.grader.process import (
     PARENT_ENV,
     STOP_SIGNALS,
     TIMED_OUT,
+    WORKING,
     folders,
     kill_tree,
     new_folder,
@@ -45,10 +46,6 @@ def kill_all() -> None:
         if pid is not None:
             kill_tree(pid)
     remove_folders()
-
-
-WORKING = "drill-cwd-"
-"""The prefix of a fork's working folder (``new_folder``): relative writes land there."""
 
 
 @dataclass

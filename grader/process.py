@@ -150,8 +150,12 @@ def run_in_subprocess(args: list[str], timeout: float, stalled: Stalled | None =
 def grading_folder() -> Iterator[str]:
     """A fresh, empty working folder for one grading, removed after it: the user's code may write
     relative paths, which must land nowhere near the project (the grader's own paths are absolute)."""
-    with temporary_folder("drill-cwd-") as folder:
+    with temporary_folder(WORKING) as folder:
         yield folder
+
+
+WORKING = "drill-cwd-"
+"""The prefix of a grading's working folder (``grading_folder``; a warm worker's forks', grader/forks.py)."""
 
 
 folders: set[str] = set()

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from autograd_drill.grader import forks
-from autograd_drill.grader.process import PARENT_ENV, folders, kill_tree, new_folder, remove_folders
+from autograd_drill.grader.process import PARENT_ENV, WORKING, folders, kill_tree, new_folder, remove_folders
 from autograd_drill.grader.reaper import become_subreaper
 
 
@@ -41,7 +41,7 @@ def serve(config: pytest.Config, reporter: Any) -> None:
         for line in lines:
             request = json.loads(line)
             read_end, write_end = os.pipe()
-            folder = new_folder(forks.WORKING)
+            folder = new_folder(WORKING)
             pid = os.fork()
             if pid == 0:
                 lines.close()

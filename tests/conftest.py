@@ -93,7 +93,8 @@ def pytest_configure(config: pytest.Config) -> None:
     one_blas_thread()
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BYTECODE))
-        if os.environ["PYTHONPYCACHEPREFIX"] == str(BYTECODE) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        # the run's own process alone gets here: none it starts (xdist's workers, children) sees the setting
+        if os.environ["PYTHONPYCACHEPREFIX"] == str(BYTECODE):
             prune_bytecode()
     register_marks(config, CATALOG.every)  # the grader's: tests/test_localize.py imports its test modules
     gc.set_threshold(*COLLECT_EVERY)

@@ -199,7 +199,7 @@ def test_ending_drill_watch_ends_its_worker_and_grading(how, tmp_path):
     else:
         assert proc.returncode == -how
     left = [p.name for p in temp.iterdir()]
-    assert not [name for name in left if how != signal.SIGKILL or name.startswith("drill-cwd-")], left
+    assert not [name for name in left if how != signal.SIGKILL or name.startswith(grading.WORKING)], left
 
 
 def test_drill_watch_shows_the_thread_note_and_finishes(tmp_path, unbroadcast_tests):
