@@ -226,10 +226,16 @@ def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 @pytest.fixture(autouse=True)
 def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """All user state (history, workspace) lives under tmp_path: DRILL_HOME points there."""
+    """All user state (history, workspace) lives under tmp_path: DRILL_HOME points there. So does the
+    temporary folder of every process the test starts (``TMPDIR``; this process's own was chosen
+    before): what a drill killed by SIGKILL leaves (its working and report folders, which nothing can
+    remove then) goes with the test's folder, not into the machine's /tmp at every run."""
     home = home_in(tmp_path)
     for name, value in home.items():
         monkeypatch.setenv(name, value)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
     monkeypatch.delenv("TERM_PROGRAM", raising=False)  # run in VS Code's terminal: --edit would open VS Code
     return Path(home["DRILL_HOME"])
 

@@ -36,9 +36,12 @@ FOLDERS_SEEN: list[Path] = []
 def test_each_test_has_a_new_folder_of_its_own_for_its_user_state(run: int, tmp_path: Path, drill_home: Path) -> None:
     """tests/conftest.py's ``tmp_path`` (made without pytest's search of the base folder) is still a
     new, empty folder for each test, named after it, and the user's state (DRILL_HOME) lives there:
-    the second of these two tests, run in the same process, sees nothing of the first's."""
+    the second of these two tests, run in the same process, sees nothing of the first's. Nor does the
+    machine's /tmp see what the test's processes leave: their TMPDIR is an empty folder of the test's."""
     assert drill_home.parent == tmp_path and os.environ["DRILL_HOME"] == str(drill_home)
-    assert tmp_path.is_dir() and not any(tmp_path.iterdir()), sorted(tmp_path.iterdir())
+    temp = tmp_path / "temp"
+    assert os.environ["TMPDIR"] == str(temp) and temp.is_dir() and not any(temp.iterdir())
+    assert tmp_path.is_dir() and sorted(tmp_path.iterdir()) == [temp], sorted(tmp_path.iterdir())
     assert tmp_path.name.startswith("test_each_test_has_a_new_fold") and tmp_path not in FOLDERS_SEEN
     FOLDERS_SEEN.append(tmp_path)
     (tmp_path / "left-by-this-test").write_text(str(run), encoding="utf-8")
