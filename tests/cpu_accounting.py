@@ -4,7 +4,8 @@ site-packages that runs this file at every start of that interpreter (the suite'
 their PYTHONPATH, forks included); it does nothing unless DRILL_TEST_CPU_LOG is set, and then, as the
 process ends (exit, or ``os._exit`` in a fork), writes one JSON object to ``$DRILL_TEST_CPU_LOG.procs/``:
 its argv, its own CPU seconds (not its children's), its parent, whether it forked from it, the test
-that was running (tests/conftest.py sets DRILL_TEST_CPU_NODE) and whether it imported NumPy or torch.
+that was running (tests/conftest.py sets DRILL_TEST_CPU_NODE), whether it imported NumPy or torch,
+and the CPU seconds its cycle collections took (``gc``, timed by a ``gc.callbacks`` entry).
 
 A process killed by a signal (SIGKILL: a spare discarded, a grading's tree killed) writes nothing
 itself; so each process also writes a line as it starts (``how``: "start", its argv and test), and
@@ -45,12 +46,27 @@ def _record(how: str, fork_of: list[int | None] = [None]) -> None:  # noqa: B006
             "xdist": os.environ.get("PYTEST_XDIST_WORKER", ""),
             "torch": "torch" in sys.modules,
             "numpy": "numpy" in sys.modules,
+            "gc": _gc_seconds[0],
         }
     )
 
 
+_gc_seconds = [0.0]
+_gc_started = [0.0]
+
+
+def _gc_timer(phase: str, info: dict) -> None:
+    if phase == "start":
+        _gc_started[0] = time.process_time()
+    else:
+        _gc_seconds[0] += time.process_time() - _gc_started[0]
+
+
 def _install() -> None:
     import atexit
+    import gc
+
+    gc.callbacks.append(_gc_timer)
 
     atexit.register(_record, "exit")
     real_exit, real_waitpid = os._exit, os.waitpid
@@ -61,6 +77,7 @@ def _install() -> None:
 
     def _forked() -> None:
         _record.__defaults__[0][0] = os.getppid()  # type: ignore[index]
+        _gc_seconds[0] = 0.0  # the kernel counts a fork's CPU from zero: its collections too
         _record("start")
 
     def _waitpid(pid: int, options: int) -> tuple[int, int]:

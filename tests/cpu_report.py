@@ -5,7 +5,8 @@ N dearest tests, then what each xdist worker paid before its first test (start-u
 By process kind: ``python tests/cpu_report.py --install`` first (tests/cpu_accounting.py: each Python
 process of this interpreter then writes its own CPU under ``PATH.procs/`` when the log is on), and the
 report adds a table of the suite's processes by kind (a ``drill`` command, a grading interpreter, a
-spare, a fork of the warm worker, ...): how many, their own CPU seconds, how many imported torch.
+spare, a fork of the warm worker, ...): how many, their own CPU seconds, how many imported torch,
+the seconds of it their cycle collections took.
 ``--uninstall`` removes the hook."""
 
 from __future__ import annotations
@@ -120,19 +121,20 @@ def _below(pid: int, children: dict[int, list[dict]], seen: set[int]) -> list[di
 def by_kind(folder: Path) -> None:
     procs = _one_per_process(folder)
     by_pid = {p["pid"]: p for p in procs}
-    kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
+    kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0.0])
     for proc in procs:
         entry = kinds[kind(proc, by_pid) + (" [killed]" if proc["killed"] else "")]
         entry[0] += 1
         entry[1] += proc["cpu"]
         entry[2] += proc.get("torch", False)
+        entry[3] += proc.get("gc", 0.0)
     killed = [p for p in procs if p["killed"]]
     print(
         f"{sum(p['cpu'] for p in procs):8.1f} CPU-s own, {len(procs)} processes recorded"
         f" ({len(killed)} killed by a signal: {sum(p['cpu'] for p in killed):.1f} CPU-s, counted by their parent)"
     )
-    for name, (n, cpu, torch) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
-        print(f"{cpu:8.1f} CPU-s {n:5d} processes {cpu / n:6.2f} each  torch in {torch:4d}  {name}")
+    for name, (n, cpu, torch, gc) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        print(f"{cpu:8.1f} CPU-s {n:5d} processes {cpu / n:6.2f} each  torch in {torch:4d}  gc {gc:5.1f}  {name}")
 
 
 def main(log: str, top: int = 30) -> None:

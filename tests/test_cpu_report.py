@@ -74,3 +74,28 @@ def test_a_killed_subreaper_is_counted_without_the_tree_it_reaped(tmp_path: Path
         (tmp_path / f"{line['pid']}-{n}.json").write_text(json.dumps(line), encoding="utf-8")
     cpu = {p["pid"]: round(p["cpu"], 6) for p in _one_per_process(tmp_path)}
     assert cpu == {10: 0.5, 11: 0.3, 12: 0.2}
+
+
+COLLECTS = f"""{HOOKED}
+import gc, os
+heap = [[i] for i in range(200_000)]
+for _ in range(5):
+    gc.collect()
+child = os.fork()
+if child == 0:
+    os._exit(0)
+os.waitpid(child, 0)
+"""
+"""Five full collections over a heap of 200,000 lists, then a fork that collects nothing."""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="forks")
+def test_a_process_s_collections_are_timed_and_a_fork_counts_its_own_from_zero(tmp_path: Path):
+    log = tmp_path / "log"
+    env = {"DRILL_TEST_CPU_LOG": str(log), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", COLLECTS], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    procs = _one_per_process(Path(f"{log}.procs"))
+    parent = next(p for p in procs if p["fork_of"] is None)
+    fork = next(p for p in procs if p["fork_of"] is not None)
+    assert parent["gc"] > 0.0 and fork["gc"] == 0.0, (parent, fork)
