@@ -44,9 +44,11 @@ def side_by_side(
     """The options of a script that measures this install beside another (``--before PYTHON``, ``--runs N``,
     and the script's own that ``more`` adds), and the interpreters to measure by name: "before" (when
     given) first, then "this"."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(doc.split("\n\n")[0].split()))  # the first paragraph
     parser.add_argument("--before", help="the interpreter of another install, measured beside this one")
-    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument(
+        "--runs", type=int, default=runs, help=f"how many times to measure each install (default {runs})"
+    )
     if more is not None:
         more(parser)
     options = parser.parse_args()
