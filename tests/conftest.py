@@ -39,6 +39,7 @@ from tests.bytecode import BYTECODE
 from tests.bytecode import prune as prune_bytecode
 from tests.loop import FakeGrader
 from tests.pack_here import layers_here
+from tests.processes import own_temp
 from tests.support import (
     CATALOG,
     REFERENCE,
@@ -233,7 +234,7 @@ def drill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = home_in(tmp_path)
     for name, value in home.items():
         monkeypatch.setenv(name, value)
-    temp = tmp_path / "temp"
+    temp = own_temp(tmp_path)
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))
     monkeypatch.delenv("TERM_PROGRAM", raising=False)  # run in VS Code's terminal: --edit would open VS Code

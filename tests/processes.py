@@ -111,10 +111,9 @@ def naming(text: str) -> set[int]:
 
 
 def own_temp(tmp_path: Path) -> Path:
-    """A temporary folder of the test's own, for a drill's ``TMPDIR``: what drill leaves there is the test's to see."""
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    return temp
+    """The test's own temporary folder, every process's ``TMPDIR`` that the test starts (tests/conftest.py's
+    ``drill_home`` makes it, empty): what drill leaves there is the test's to see."""
+    return tmp_path / "temp"
 
 
 def wait_until(condition: Callable[[], object], seconds: float, what: str) -> None:

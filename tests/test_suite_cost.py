@@ -16,6 +16,7 @@ import pytest
 
 from tests.bytecode import mirror, prune
 from tests.conftest import AUTO_WORKERS_ENV, COLLECT_EVERY
+from tests.processes import own_temp
 from tests.support import ROOT, TORCH_AT_COLLECTION
 from tests.test_pack_installed import PACK, installed_site
 
@@ -39,7 +40,7 @@ def test_each_test_has_a_new_folder_of_its_own_for_its_user_state(run: int, tmp_
     the second of these two tests, run in the same process, sees nothing of the first's. Nor does the
     machine's /tmp see what the test's processes leave: their TMPDIR is an empty folder of the test's."""
     assert drill_home.parent == tmp_path and os.environ["DRILL_HOME"] == str(drill_home)
-    temp = tmp_path / "temp"
+    temp = own_temp(tmp_path)
     assert os.environ["TMPDIR"] == str(temp) and temp.is_dir() and not any(temp.iterdir())
     assert tmp_path.is_dir() and sorted(tmp_path.iterdir()) == [temp], sorted(tmp_path.iterdir())
     assert tmp_path.name.startswith("test_each_test_has_a_new_fold") and tmp_path not in FOLDERS_SEEN
